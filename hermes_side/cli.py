@@ -1,0 +1,107 @@
+"""``hermes recall …`` — operator commands (also ``python -m hermes_side …``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .request import MODES, RequestError, parse_search_args
+from .search import SearchError, engine_for
+
+
+def _home() -> Path:
+    from hermes_constants import get_hermes_home
+
+    return Path(get_hermes_home())
+
+
+def _setup_search(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query", nargs="+", help="what to look for (keywords or a question)")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--project", help="project id or slug to search in")
+    where.add_argument("--session", help="search the project of this session (excluding it)")
+    p.add_argument("--mode", choices=MODES, default="hybrid")
+    p.add_argument("--limit", type=int, default=5)
+    p.add_argument("--after", help="ISO date or span like 7d")
+    p.add_argument("--before", help="ISO date or span like 7d")
+    p.add_argument("--json", action="store_true", help="print the raw result object")
+
+
+def _run_search(args: argparse.Namespace) -> None:
+    try:
+        req = parse_search_args({"query": " ".join(args.query), "mode": args.mode, "limit": args.limit,
+                                 "after": args.after, "before": args.before})
+        result = engine_for(_home()).search(req, project=args.project, session_id=args.session)
+    except (RequestError, SearchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+        return
+    print(render_search(result))
+
+
+def render_search(result: dict[str, Any]) -> str:
+    project = result.get("project") or {}
+    name = project.get("name") or project.get("key") or project.get("kind", "")
+    lines = [f"{name}: {len(result['results'])} result(s), {result.get('sessions_in_scope', 0)} "
+             f"conversation(s) in scope" + (f", semantic {result['semantic_status']}"
+                                            if "semantic_status" in result else "")]
+    if result.get("message"):
+        lines.append(result["message"])
+    for n, row in enumerate(result["results"], 1):
+        lines.append(f"{n}. {row['title'] or '(untitled)'}  [{row['when']}]  {row['link']}  ({row['score_source']})")
+        lines.append(f"   {row['snippet']}")
+    return "\n".join(lines)
+
+
+SUBCOMMANDS: dict[str, tuple[str, Any, Any]] = {
+    "search": ("search a project's history", _setup_search, _run_search),
+}
+
+
+def _register_optional() -> None:
+    """Subcommands whose modules carry heavier imports register lazily."""
+    try:
+        from .embedding import cli as emb_cli
+    except ImportError:
+        emb_cli = None
+    if emb_cli is not None:
+        for name, help_text in (("index", "build or update the embedding index"),
+                                ("status", "per-project index and consent status"),
+                                ("consent", "show, grant or revoke consent for a remote embedding provider")):
+            setup = getattr(emb_cli, f"setup_{name}", None)
+            run = getattr(emb_cli, f"run_{name}", None)
+            if setup and run:
+                SUBCOMMANDS[name] = (help_text, setup, run)
+    try:
+        from . import api_cli
+    except ImportError:
+        return
+    SUBCOMMANDS["serve"] = ("serve the recall API for chat groups", api_cli.setup_serve, api_cli.run_serve)
+
+
+def setup_recall_command(parser: argparse.ArgumentParser) -> None:
+    _register_optional()
+    sub = parser.add_subparsers(dest="recall_command", metavar="COMMAND")
+    for name, (help_text, setup, run) in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text)
+        setup(p)
+        p.set_defaults(recall_func=run)
+
+
+def run_recall_command(args: argparse.Namespace) -> None:
+    func = getattr(args, "recall_func", None)
+    if func is None:
+        print("usage: hermes recall {" + ",".join(SUBCOMMANDS) + "} ...", file=sys.stderr)
+        sys.exit(2)
+    func(args)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m hermes_side")
+    setup_recall_command(parser)
+    run_recall_command(parser.parse_args(argv))

@@ -1,0 +1,114 @@
+"""Move a whole conversation to a project's primary folder, or to Home.
+
+The only write this plugin makes to ``state.db``, and only through Hermes' own
+``SessionDB.update_session_cwd`` (seed §3.3). Attribution is a function of cwd, so changing the
+cwd of every session of the conversation is the move; the stale git root Hermes 0.19.0 leaves
+behind is ignored by our attribution because the new cwd does not lie inside it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from pathlib import Path
+from typing import Any
+
+from . import hermes_db
+from .scope import git_common_root
+
+
+class MoveError(Exception):
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def home_cwd(home: Path) -> str:
+    """Where "Home" sessions live: ``terminal.cwd`` from the profile's config if it is a real
+    directory that belongs to no project, else the user's home directory."""
+    configured = ""
+    try:
+        import yaml
+
+        cfg = yaml.safe_load((Path(home) / "config.yaml").read_text(encoding="utf-8")) or {}
+        terminal = cfg.get("terminal") if isinstance(cfg, dict) else None
+        configured = str((terminal or {}).get("cwd") or "") if isinstance(terminal, dict) else ""
+    except (OSError, ValueError, AttributeError):
+        configured = ""
+    if configured and configured != "." and os.path.isdir(os.path.expanduser(configured)):
+        return os.path.abspath(os.path.expanduser(configured))
+    return os.path.expanduser("~")
+
+
+def target_for(home: Path, project_id: str) -> tuple[dict[str, Any] | None, str]:
+    """(project or None for Home, the folder to move into)."""
+    if not project_id:
+        return None, home_cwd(home)
+    project = hermes_db.find_project(hermes_db.load_projects(home), project_id)
+    if project is None or project.get("archived"):
+        raise MoveError(f"project not found: {project_id}", "unknown_project")
+    folders = project.get("folders") or []
+    folder = project.get("primary_path") or (folders[0]["path"] if folders else "")
+    if not folder:
+        raise MoveError(f"project has no folder: {project.get('name')}", "folder_missing")
+    if not os.path.isdir(folder):
+        raise MoveError(f"project folder not found: {folder}", "folder_missing")
+    return project, folder
+
+
+def open_session_db(home: Path):
+    from hermes_state import SessionDB
+
+    path = hermes_db.state_db_path(home)
+    if not path.exists():
+        raise MoveError("session database not found", "no_db")
+    return SessionDB(db_path=path)
+
+
+def conversation_ids(db, session_id: str) -> list[str]:
+    """Every session of the conversation, root → tip, by Hermes' own lineage helpers."""
+    root = db.get_conversation_root(session_id)
+    lineage = db.get_compression_lineage(root) or [session_id]
+    return lineage if session_id in lineage else [*lineage, session_id]
+
+
+def write_cwd(db, session_id: str, cwd: str, branch: str, repo_root: str) -> None:
+    params = inspect.signature(db.update_session_cwd).parameters
+    if "replace_git_meta" in params:  # newer Hermes can clear a stale root itself
+        db.update_session_cwd(session_id, cwd, branch, repo_root, replace_git_meta=True)
+    else:
+        db.update_session_cwd(session_id, cwd, branch, repo_root)
+
+
+def git_branch(folder: str) -> str:
+    from tui_gateway import git_probe
+
+    return git_probe.branch(folder) or ""
+
+
+def move_sessions(home: Path, session_ids: list[str], project_id: str) -> dict[str, Any]:
+    """Move the conversations containing ``session_ids``; returns the seed's result object."""
+    project, folder = target_for(home, project_id)
+    db = open_session_db(home)
+    try:
+        moved: list[str] = []
+        for sid in session_ids:
+            if db.get_session(sid) is None:
+                raise MoveError(f"session not found: {sid}", "not_found")
+            for member in conversation_ids(db, sid):
+                if member not in moved:
+                    moved.append(member)
+        branch, root = git_branch(folder), git_common_root(folder)
+        for member in moved:
+            write_cwd(db, member, folder, branch, root)
+    finally:
+        db.close()
+    where = f"project {project['name']}" if project else "Home"
+    return {
+        "success": True,
+        "project": ({"kind": "explicit", "id": project["id"], "name": project["name"],
+                     "slug": project.get("slug")} if project else {"kind": "home"}),
+        "cwd": folder,
+        "moved_sessions": len(moved),
+        "message": f"Moved to {where}, cwd now {folder}",
+    }

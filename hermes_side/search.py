@@ -1,0 +1,221 @@
+"""``project_history_search``: scope → keyword and/or semantic hits → fused → one row per conversation.
+
+One engine per profile home, shared by the agent tool, the recall API, the CLI and the
+benchmarks, so every surface scopes and formats results the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import hermes_db
+from .fusion import rrf
+from .keyword import Filters, Hit, keyword_search
+from .messages import message_text
+from .query import ParsedQuery, QueryError, parse_query, trigrams
+from .request import SearchRequest
+from .results import group_by_conversation, result_row
+from .scope import ScopeCache, ScopeMap
+
+log = logging.getLogger(__name__)
+
+CANDIDATES = 50  # per list, before fusion
+NO_CONTEXT = "No project context (no working directory recorded)"
+NO_OTHERS = "No other sessions in this project"
+
+
+class SearchError(Exception):
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class SemanticOutcome:
+    status: str
+    hits: list[tuple[int, str, float]] = field(default_factory=list)
+    detail: str = ""
+
+
+def _semantic(home: Path, text: str, session_ids: Sequence[str], projects: Sequence[str],
+              profile: str) -> SemanticOutcome:
+    try:
+        from .embedding import semantic_search
+    except ImportError as exc:  # the embedding extra is optional
+        return SemanticOutcome("unavailable", detail=f"semantic search not installed: {exc}")
+    res = semantic_search(home, text, session_ids, top_k=CANDIDATES, profile=profile, projects=projects)
+    return SemanticOutcome(res.status, list(res.hits), getattr(res, "detail", ""))
+
+
+def public_place(place: dict[str, Any], projects: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The ``project`` object of a result: explicit projects also carry slug and folder."""
+    if place["kind"] != "explicit":
+        return dict(place)
+    project = hermes_db.find_project(list(projects), place["id"]) or {}
+    return {"kind": "explicit", "id": place["id"], "name": place.get("name"),
+            "slug": project.get("slug"), "primary_path": project.get("primary_path")}
+
+
+class SearchEngine:
+    def __init__(self, home: Path, *, profile: str = "default") -> None:
+        self.home = Path(home)
+        self.profile = profile
+        self.scopes = ScopeCache(self.home)
+        self._local = threading.local()
+
+    # -- plumbing -----------------------------------------------------------------------
+    def connection(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = hermes_db.connect_ro(hermes_db.state_db_path(self.home))
+            except hermes_db.NoDatabase:
+                raise SearchError("session database not found", "no_db") from None
+            self._local.conn = conn
+        return conn
+
+    def scope_map(self) -> ScopeMap:
+        return self.scopes.get(self.connection())
+
+    def resolve_scope(self, smap: ScopeMap, *, project: str | None = None,
+                      session_id: str | None = None) -> tuple[dict[str, Any], list[str]]:
+        """(place, session ids to search); the current conversation is never searched."""
+        if project is not None:
+            found = hermes_db.find_project(smap.projects, project)
+            if found is None or found.get("archived"):
+                raise SearchError(f"project not found: {project}", "unknown_project")
+            place = {"kind": "explicit", "id": found["id"], "name": found["name"]}
+            exclude: set[str] = set()
+        elif session_id:
+            place = smap.place(session_id) or {"kind": "home"}
+            exclude = set(smap.conversation(session_id))
+        else:
+            raise SearchError("no scope: give a project or a session", "bad_request")
+        ids = [sid for sid in smap.sessions_in(place) if sid not in exclude and self._searchable(smap, sid)]
+        return place, ids
+
+    @staticmethod
+    def _searchable(smap: ScopeMap, sid: str) -> bool:
+        row = smap.rows.get(sid) or {}
+        return not row.get("archived") and row.get("source") not in ("subagent", "tool")
+
+    @staticmethod
+    def has_context(smap: ScopeMap, session_id: str) -> bool:
+        from .attribution import effective_place
+
+        row = effective_place(session_id, smap.rows)
+        return bool((row.get("cwd") or "").strip() or (row.get("git_repo_root") or "").strip())
+
+    # -- ranking ------------------------------------------------------------------------
+    def rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
+             req: SearchRequest) -> tuple[list[dict[str, Any]], str | None]:
+        """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status."""
+        filters = Filters(ids, after=req.after, before=req.before)
+        kw: list[Hit] = keyword_search(self.connection(), pq, filters, limit=CANDIDATES) \
+            if mode in ("keyword", "hybrid") else []
+        status = None
+        sem: list[tuple[int, str]] = []
+        if mode in ("semantic", "hybrid"):
+            projects = [place["id"]] if place["kind"] == "explicit" else [place["kind"]]
+            outcome = _semantic(self.home, pq.text, ids, projects, self.profile)
+            status = outcome.status
+            sem = [(mid, sid) for mid, sid, _ in outcome.hits]
+            if req.after is not None or req.before is not None:
+                sem = self._in_time_range(sem, req)
+            if not sem and mode == "semantic" and status not in ("ready", "partial", "indexing"):
+                # The seed's failure table: keyword results still come back.
+                kw = keyword_search(self.connection(), pq, filters, limit=CANDIDATES)
+        session_of = {h.message_id: h.session_id for h in kw} | dict(sem)
+        kw_ids = {h.message_id for h in kw}
+        sem_ids = {mid for mid, _ in sem}
+        fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]])
+        ranked = [{
+            "message_id": mid,
+            "session_id": session_of[mid],
+            "score_source": _source(mid in kw_ids, mid in sem_ids),
+        } for mid, _ in fused]
+        return ranked, status
+
+    def _in_time_range(self, hits: list[tuple[int, str]], req: SearchRequest) -> list[tuple[int, str]]:
+        if not hits:
+            return hits
+        rows = self.connection().execute(
+            "SELECT id, timestamp FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps([mid for mid, _ in hits]),)).fetchall()
+        ts = {r[0]: r[1] or 0 for r in rows}
+        return [(mid, sid) for mid, sid in hits
+                if (req.after is None or ts.get(mid, 0) >= req.after)
+                and (req.before is None or ts.get(mid, 0) < req.before)]
+
+    def _messages(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        rows = self.connection().execute(
+            "SELECT id, session_id, role, content, timestamp FROM messages"
+            " WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(ids)),)).fetchall()
+        return {r["id"]: {"role": r["role"], "text": message_text(r["content"]),
+                          "timestamp": r["timestamp"], "session_id": r["session_id"]} for r in rows}
+
+    # -- public -------------------------------------------------------------------------
+    def rank_messages(self, query: str, *, mode: str = "hybrid", project: str | None = None,
+                      session_id: str | None = None, limit: int = CANDIDATES) -> list[dict[str, Any]]:
+        smap = self.scope_map()
+        place, ids = self.resolve_scope(smap, project=project, session_id=session_id)
+        ranked, _ = self.rank(parse_query(query), mode, place, ids, SearchRequest(query=query, mode=mode))
+        return ranked[:limit]
+
+    def search(self, req: SearchRequest, *, project: str | None = None,
+               session_id: str | None = None) -> dict[str, Any]:
+        """The tool's result object (seed §4.5). Raises ``SearchError`` only for caller mistakes."""
+        try:
+            pq = parse_query(req.query)
+        except QueryError as exc:
+            raise SearchError(str(exc), exc.code) from None
+        smap = self.scope_map()
+        if project is None and session_id and not self.has_context(smap, session_id):
+            return {"success": True, "mode": req.mode, "project": {"kind": "home"}, "results": [],
+                    "message": NO_CONTEXT, "sessions_in_scope": 0}
+        place, ids = self.resolve_scope(smap, project=project, session_id=session_id)
+        in_scope = len({smap.root_of.get(s, s) for s in ids}) + (1 if session_id and project is None else 0)
+        base = {"success": True, "mode": req.mode, "project": public_place(place, smap.projects)}
+        if not ids:
+            return {**base, "results": [], "message": NO_OTHERS if session_id else "No sessions in this project",
+                    "sessions_in_scope": in_scope}
+        ranked, status = self.rank(pq, req.mode, place, ids, req)
+        best = group_by_conversation(ranked, smap.root_of, req.limit)
+        messages = self._messages([h["message_id"] for h in best])
+        terms = [*pq.highlight_terms(), *(g for run in pq.cjk_long for g in trigrams(run))]
+        results = []
+        for hit in best:
+            message = messages.get(hit["message_id"])
+            if message is None:  # deleted between ranking and fetching
+                continue
+            root = smap.root_of.get(hit["session_id"], hit["session_id"])
+            title = (smap.rows.get(root) or {}).get("title") or (smap.rows.get(hit["session_id"]) or {}).get("title")
+            results.append(result_row(hit, message, title, terms))
+        out = {**base, "results": results, "sessions_in_scope": in_scope}
+        if status is not None:
+            out["semantic_status"] = status
+        if not results:
+            out["message"] = "No matching messages in this project"
+        return out
+
+
+_engines: dict[tuple[str, str], SearchEngine] = {}
+_engines_lock = threading.Lock()
+
+
+def engine_for(home: Path, profile: str = "default") -> SearchEngine:
+    key = (str(Path(home).resolve()), profile)
+    with _engines_lock:
+        if key not in _engines:
+            _engines[key] = SearchEngine(Path(home), profile=profile)
+        return _engines[key]
+
+
+def _source(in_keyword: bool, in_semantic: bool) -> str:
+    return "both" if in_keyword and in_semantic else ("keyword" if in_keyword else "semantic")

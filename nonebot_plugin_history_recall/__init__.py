@@ -1,0 +1,54 @@
+"""History recall for NoneBot2 groups: search a group's Hermes project history from the chat.
+
+``/recall <query>`` asks the recall API (``hermes recall serve``) for conversations of the
+project the group is linked to; admins link groups with ``/move``. See ``docs/recall-api.md``.
+"""
+
+import asyncio
+
+from nonebot import get_driver, logger, require
+
+require("nonebot_plugin_alconna")
+require("nonebot_plugin_localstore")
+
+from nonebot.plugin import PluginMetadata, inherit_supported_adapters  # noqa: E402
+
+from .config import Config, plugin_config  # noqa: E402
+
+__plugin_meta__ = PluginMetadata(
+    name="项目历史回忆 history recall",
+    description="在群里检索本群关联的 Hermes 项目的历史对话",
+    # Admin commands are left out on purpose: non-admins should not learn that they exist.
+    usage="/recall <问题> [--mode hybrid|keyword|semantic] [--limit 1-10]：检索本群关联项目的历史对话",
+    type="application",
+    config=Config,
+    supported_adapters=inherit_supported_adapters("nonebot_plugin_alconna"),
+)
+
+# Matchers register under this plugin only when imported after the metadata.
+from . import handlers as handlers  # noqa: E402
+from .bindings import configured_chats, push_initial_bindings  # noqa: E402
+from .client import LOG_PREFIX  # noqa: E402
+from .routing import validate_config  # noqa: E402
+
+driver = get_driver()
+# Holds the startup push so it is not garbage-collected while it runs.
+_background: set[asyncio.Task[None]] = set()
+
+
+@driver.on_startup
+async def _startup() -> None:
+    """All runtime side effects live here: importing the plugin does no I/O (nb-cli checks that)."""
+    for problem in validate_config():
+        logger.warning(f"{LOG_PREFIX} config problem: {problem}")
+    chats = configured_chats()
+    logger.info(
+        f"{LOG_PREFIX} default endpoint {plugin_config.history_recall_api_url}, "
+        f"{len(plugin_config.history_recall_groups)} routed groups, {len(chats)} initial bindings, "
+        f"{len(plugin_config.history_recall_admin_users)} admins"
+    )
+    if chats:
+        # In the background: a recall API that is down must not hold up the bot's startup.
+        task = asyncio.create_task(push_initial_bindings())
+        _background.add(task)
+        task.add_done_callback(_background.discard)

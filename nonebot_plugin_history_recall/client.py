@@ -1,0 +1,171 @@
+"""Stateless async client of the recall API (``docs/recall-api.md``).
+
+One ``httpx.AsyncClient`` per call, made by ``_make_client`` so tests can hand in an
+``httpx.MockTransport``. Nothing here raises into a handler: every call returns an ``ApiResult``
+that carries either the JSON answer or one short sentence for the chat window, and the detail
+goes to the log. The API key and the user's query never reach the log above DEBUG.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from nonebot import logger
+
+from .routing import Endpoint
+
+LOG_PREFIX = "[history-recall]"
+_ERROR_TEXT_MAX = 140
+
+MSG_UNREACHABLE = "⚠️ 暂时连不上历史检索服务，请稍后再试。(cannot reach the recall service)"
+MSG_TIMEOUT = "⚠️ 历史检索服务响应超时，请稍后再试。(the recall service timed out)"
+MSG_UNAUTHORIZED = "⚠️ 历史检索服务拒绝了机器人的密钥，请管理员检查配置。(recall API key rejected)"
+MSG_UNKNOWN_PROFILE = "⚠️ 历史检索服务上没有这个 Hermes profile，请管理员检查地址。(unknown profile)"
+MSG_NOT_FOUND = "⚠️ 历史检索服务的地址不对（404）。(recall API route not found)"
+MSG_UNBOUND = "📭 这个群还没有关联项目，管理员可以用 /move <项目> 关联。(this group is not linked to a project yet)"
+MSG_QUERY_TOO_LONG = "⚠️ 问题太长了，精简一下再试。(query too long)"
+MSG_SERVER_ERROR = "⚠️ 历史检索服务出错了，请稍后再试。(recall service error)"
+MSG_BAD_ANSWER = "⚠️ 历史检索服务返回了看不懂的内容。(unexpected answer from the recall service)"
+
+
+@dataclass(frozen=True)
+class ApiResult:
+    data: dict[str, Any] | None = None
+    """The JSON answer when the call succeeded."""
+    error: str = ""
+    """One short sentence for the chat window when it did not."""
+    code: str = ""
+    """The API's stable error code, or ``unreachable`` / ``timeout`` / ``http_<status>`` / ``bad_json``."""
+    retryable: bool = False
+    """True for transport failures and 5xx: the same call may work later."""
+
+    @property
+    def ok(self) -> bool:
+        return self.data is not None
+
+
+def _make_client(timeout: float) -> httpx.AsyncClient:
+    return httpx.AsyncClient(timeout=timeout)
+
+
+def _headers(endpoint: Endpoint) -> dict[str, str]:
+    headers = {"Accept": "application/json"}
+    if endpoint.key:
+        headers["Authorization"] = f"Bearer {endpoint.key}"
+    return headers
+
+
+def _chat_path(chat: str) -> str:
+    return f"/chats/{quote(chat, safe=':')}/binding"
+
+
+# Answers that are part of normal use, not a fault the operator has to look at.
+_EXPECTED_CODES = frozenset({"chat_unbound", "query_too_long", "unknown_project"})
+
+
+def _failure(endpoint: Endpoint, what: str, message: str, code: str, detail: str, retryable: bool) -> ApiResult:
+    level = "INFO" if code in _EXPECTED_CODES else "WARNING"
+    logger.log(level, f"{LOG_PREFIX} {what} via {endpoint.label} ({endpoint.url}) failed: {detail}")
+    return ApiResult(error=message, code=code, retryable=retryable)
+
+
+def _error_body(response: httpx.Response) -> tuple[str, str]:
+    """``(code, error sentence)`` of an error answer; empty strings when the body has none."""
+    try:
+        body = response.json()
+    except ValueError:
+        return "", ""
+    if not isinstance(body, dict):
+        return "", ""
+    code = body.get("code") if isinstance(body.get("code"), str) else ""
+    error = body.get("error") if isinstance(body.get("error"), str) else ""
+    return code, error.strip().splitlines()[0][:_ERROR_TEXT_MAX] if error.strip() else ""
+
+
+def _user_message(status: int, code: str, error: str) -> str:
+    if status == 401:
+        return MSG_UNAUTHORIZED
+    if code == "unknown_profile":
+        return MSG_UNKNOWN_PROFILE
+    if code == "chat_unbound":
+        return MSG_UNBOUND
+    if code == "query_too_long":
+        return MSG_QUERY_TOO_LONG
+    if status >= 500:
+        return MSG_SERVER_ERROR
+    if error:
+        return f"⚠️ {error}"
+    if status == 404:
+        return MSG_NOT_FOUND
+    return MSG_SERVER_ERROR
+
+
+def _interpret(endpoint: Endpoint, what: str, response: httpx.Response) -> ApiResult:
+    status = response.status_code
+    if status >= 400:
+        code, error = _error_body(response)
+        return _failure(
+            endpoint,
+            what,
+            _user_message(status, code, error),
+            code or f"http_{status}",
+            f"HTTP {status} {code or '-'}: {error or response.text[:_ERROR_TEXT_MAX]!r}",
+            retryable=status >= 500,
+        )
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        return _failure(endpoint, what, MSG_BAD_ANSWER, "bad_json", f"HTTP {status} with a non-JSON-object body", False)
+    if body.get("success") is False:
+        code, error = _error_body(response)
+        detail = f"HTTP {status} success=false {code or '-'}: {error!r}"
+        return _failure(endpoint, what, _user_message(400, code, error), code or "failed", detail, False)
+    return ApiResult(data=body)
+
+
+async def _call(endpoint: Endpoint, method: str, path: str, body: dict[str, Any] | None = None) -> ApiResult:
+    what = f"{method} {path}"
+    try:
+        async with _make_client(endpoint.timeout) as client:
+            response = await client.request(method, endpoint.url + path, json=body, headers=_headers(endpoint))
+    except httpx.TimeoutException as exc:
+        return _failure(endpoint, what, MSG_TIMEOUT, "timeout", f"timeout after {endpoint.timeout}s: {exc!r}", True)
+    except httpx.TransportError as exc:
+        return _failure(endpoint, what, MSG_UNREACHABLE, "unreachable", repr(exc), True)
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:  # e.g. a malformed URL in the config
+        return _failure(endpoint, what, MSG_UNREACHABLE, "unreachable", repr(exc), False)
+    logger.debug(f"{LOG_PREFIX} {what} via {endpoint.label} → HTTP {response.status_code}")
+    return _interpret(endpoint, what, response)
+
+
+async def search(endpoint: Endpoint, chat: str, query: str, mode: str, limit: int) -> ApiResult:
+    """Search the project bound to ``chat``; an unbound chat answers ``chat_unbound``, never globally."""
+    logger.debug(f"{LOG_PREFIX} search {chat} mode={mode} limit={limit} query={query!r}")
+    return await _call(endpoint, "POST", "/search", {"query": query, "mode": mode, "limit": limit, "chat": chat})
+
+
+async def get_binding(endpoint: Endpoint, chat: str) -> ApiResult:
+    return await _call(endpoint, "GET", _chat_path(chat))
+
+
+async def set_binding(endpoint: Endpoint, chat: str, project: str, only_if_unset: bool) -> ApiResult:
+    body = {"project": project, "only_if_unset": only_if_unset}
+    return await _call(endpoint, "PUT", _chat_path(chat), body)
+
+
+async def move_chat(endpoint: Endpoint, chat: str, project: str) -> ApiResult:
+    """Move every conversation of ``chat`` to ``project`` (id or slug); ``""`` means Home."""
+    return await _call(endpoint, "POST", "/move", {"chat": chat, "project": project})
+
+
+async def health(endpoint: Endpoint) -> ApiResult:
+    return await _call(endpoint, "GET", "/health")
+
+
+async def status(endpoint: Endpoint) -> ApiResult:
+    return await _call(endpoint, "GET", "/status")

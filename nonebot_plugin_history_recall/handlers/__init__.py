@@ -1,0 +1,4 @@
+"""Chat commands. Importing the modules registers their matchers under this plugin."""
+
+from . import admin as admin
+from . import recall as recall

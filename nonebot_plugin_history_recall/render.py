@@ -1,0 +1,232 @@
+"""Reply texts. Pure functions: anything that depends on the clock takes ``now``.
+
+Replies are meant for a chat window: one header line, then per conversation its title, when,
+a one-line snippet with the hit kept visible (the API marks hits ``>>>…<<<``; shown as 【…】)
+and the short reference to open it in Hermes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+MODES = ("hybrid", "keyword", "semantic")
+DEFAULT_MODE = "hybrid"
+LIMIT_MIN, LIMIT_MAX, DEFAULT_LIMIT = 1, 10, 3
+
+HIT_OPEN, HIT_CLOSE = "【", "】"
+SNIPPET_WIDTH = 120
+QUERY_ECHO_WIDTH = 24
+UNTITLED = "(无标题 untitled)"
+
+PRIVATE_CHAT = "📌 /recall 只在群聊里可用：它查的是本群关联项目的历史。(/recall works in group chats)"
+BAD_MODE = "⚠️ --mode 只能是 hybrid、keyword 或 semantic。(--mode must be hybrid, keyword or semantic)"
+BAD_LIMIT = f"⚠️ --limit 要是 {LIMIT_MIN} 到 {LIMIT_MAX} 之间的数字。(--limit must be {LIMIT_MIN}-{LIMIT_MAX})"
+MOVE_IN_GROUP = "📌 /move 只在群聊里可用。(/move works in group chats)"
+
+# What the header says when semantic search could not contribute (see the API's semantic_status).
+_SEMANTIC_NOTES = {
+    "consent_required": "（语义检索尚未授权，以下只有关键词结果）",
+    "disabled": "（语义检索未开启，以下只有关键词结果）",
+    "unavailable": "（语义检索暂不可用，以下只有关键词结果）",
+    "indexing": "（语义索引还在建立中，结果可能不全）",
+    "partial": "（语义索引还在建立中，结果可能不全）",
+}
+
+
+def help_text(is_admin: bool, prefix: str = "/") -> str:
+    """``/recall`` alone; admin commands are listed only for admins."""
+    lines = [
+        f"📚 {prefix}recall <问题> — 在本群关联项目的历史对话里查找",
+        f"  --mode {'|'.join(MODES)}  检索方式（默认 {DEFAULT_MODE}）",
+        f"  --limit N  返回几段对话（{LIMIT_MIN}-{LIMIT_MAX}，默认 {DEFAULT_LIMIT}）",
+        f"例：{prefix}recall 上次数据库迁移怎么定的",
+    ]
+    if is_admin:
+        lines += [
+            "管理员：",
+            f"{prefix}move <项目> — 把本群的对话移到项目，并把本群关联到它",
+            f"{prefix}move --home — 移回 Home，取消关联",
+            f"{prefix}recall-status — 检索服务与本群的状态",
+        ]
+    return "\n".join(lines)
+
+
+def usage_error(prefix: str = "/") -> str:
+    return f"⚠️ 没看懂参数。用法：{prefix}recall <问题> [--mode {'|'.join(MODES)}] [--limit {LIMIT_MIN}-{LIMIT_MAX}]"
+
+
+def move_usage(prefix: str = "/") -> str:
+    return f"用法：{prefix}move <项目 id 或 slug>，或 {prefix}move --home"
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def project_name(project: Mapping[str, Any] | None) -> str:
+    project = project or {}
+    return str(project.get("name") or project.get("slug") or project.get("id") or "?")
+
+
+def parse_when(value: Any) -> datetime | None:
+    """The API's ``when`` (``"2026-09-01 14:30"``, ISO 8601 or epoch seconds) as local naive time."""
+    if isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, int | float):
+            return datetime.fromtimestamp(value)
+        if isinstance(value, str) and value.strip():
+            parsed = datetime.fromisoformat(value.strip())
+            return parsed.astimezone().replace(tzinfo=None) if parsed.tzinfo else parsed
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def format_when(value: Any, now: datetime) -> str:
+    """今天 14:30 / 昨天 09:05 / 3天前 / 9月1日 / 2025年9月1日; unparseable values as given."""
+    when = parse_when(value)
+    if when is None:
+        return str(value or "")
+    days = (now.date() - when.date()).days
+    has_time = not (isinstance(value, str) and len(value.strip()) == 10)
+    if days == 0 and has_time:
+        return f"今天 {when:%H:%M}"
+    if days == 1 and has_time:
+        return f"昨天 {when:%H:%M}"
+    if 1 < days < 7:
+        return f"{days}天前"
+    if when.year == now.year:
+        return f"{when.month}月{when.day}日"
+    return f"{when.year}年{when.month}月{when.day}日"
+
+
+def format_snippet(snippet: str, width: int = SNIPPET_WIDTH) -> str:
+    """One line of at most ``width`` characters (plus ellipses) that keeps the first hit visible."""
+    text = " ".join(str(snippet or "").split()).replace(">>>", HIT_OPEN).replace("<<<", HIT_CLOSE)
+    if len(text) <= width:
+        return text
+    hit = text.find(HIT_OPEN)
+    start = 0 if hit < 0 else min(max(0, hit - width // 3), len(text) - width)
+    piece = text[start : start + width]
+    if piece.rfind(HIT_OPEN) > piece.rfind(HIT_CLOSE):
+        piece += HIT_CLOSE  # a hit cut at the right edge stays a closed 【…】
+    return ("…" if start > 0 else "") + piece + ("…" if start + width < len(text) else "")
+
+
+def result_block(index: int, result: Mapping[str, Any], now: datetime) -> str:
+    title = str(result.get("title") or "").strip() or UNTITLED
+    when = format_when(result.get("when"), now)
+    lines = [f"{index}. {title}" + (f" · {when}" if when else "")]
+    if snippet := format_snippet(result.get("snippet") or ""):
+        lines.append(f"   {snippet}")
+    if link := str(result.get("link") or result.get("session_id") or ""):
+        lines.append(f"   🔗 {link}")
+    return "\n".join(lines)
+
+
+def result_blocks(data: Mapping[str, Any], query: str, now: datetime) -> list[str]:
+    """Header block, then one block per result; a single friendly block when nothing matched."""
+    name = project_name(data.get("project"))
+    echo = _shorten(" ".join(query.split()), QUERY_ECHO_WIDTH)
+    results: Sequence[Mapping[str, Any]] = [r for r in data.get("results") or [] if isinstance(r, Mapping)]
+    note = ""
+    if data.get("mode", DEFAULT_MODE) != "keyword":
+        note = _SEMANTIC_NOTES.get(str(data.get("semantic_status") or ""), "")
+    if not results:
+        text = f"🔍 在项目「{name}」里没有找到与“{echo}”相关的对话。换个说法试试，或加 --mode keyword。"
+        return [text + (f"\n{note}" if note else "")]
+    header = f"📚 项目「{name}」里与“{echo}”相关的 {len(results)} 段对话" + (f"\n{note}" if note else "")
+    return [header] + [result_block(i, r, now) for i, r in enumerate(results, 1)]
+
+
+def join_blocks(blocks: Sequence[str]) -> str:
+    return "\n\n".join(blocks)
+
+
+_TRIM_NOTE_RESERVE = 60  # room for the "…N more not shown" line
+
+
+def trim_blocks(blocks: Sequence[str], max_chars: int) -> str:
+    """Whole blocks that fit into ``max_chars``, then a line saying how many were left out."""
+    kept: list[str] = []
+    for block in blocks:
+        if kept and len(join_blocks([*kept, block])) > max_chars - _TRIM_NOTE_RESERVE:
+            break
+        kept.append(block)
+    left_out = len(blocks) - len(kept)
+    text = join_blocks(kept)
+    if left_out:
+        text += f"\n\n…还有 {left_out} 条没有显示，可以用 --limit 调小数量。({left_out} more not shown)"
+    return _shorten(text, max_chars) if len(kept) == 1 and not left_out else text
+
+
+def render_move(data: Mapping[str, Any]) -> str:
+    moved = int(data.get("moved_sessions") or 0)
+    project = data.get("project")
+    if project:
+        name = project_name(project)
+        return (
+            f"✅ 已把本群的 {moved} 段对话移到项目「{name}」，之后的新对话也会记在这里。"
+            f"(moved {moved} conversations to {name})"
+        )
+    return f"✅ 已把本群的 {moved} 段对话移回 Home，本群不再关联项目。(moved {moved} conversations to Home)"
+
+
+def _binding_line(binding: Mapping[str, Any] | None, error: str) -> str:
+    if binding is None:
+        return f"本群项目：{error}" if error else "本群项目：私聊，无 (private chat)"
+    state = binding.get("state")
+    if state == "bound":
+        project = binding.get("project") or {}
+        slug = project.get("slug") or project.get("id") or ""
+        return f"本群项目：「{project_name(project)}」" + (f" ({slug})" if slug else "")
+    if state == "home":
+        return "本群项目：Home（已取消关联 unlinked）"
+    return "本群项目：未设置 (unset)"
+
+
+def _index_line(status: Mapping[str, Any], binding: Mapping[str, Any] | None) -> str:
+    projects = [p for p in status.get("projects") or [] if isinstance(p, Mapping)]
+    bound_id = ((binding or {}).get("project") or {}).get("id")
+    row = next((p for p in projects if bound_id and p.get("id") == bound_id), None)
+    if row is None:
+        return f"索引：{len(projects)} 个项目 (projects)"
+    return (
+        f"索引：{row.get('messages', 0)} 条消息，{row.get('chunks_indexed', 0)} 个片段已向量化，"
+        f"{row.get('sessions', 0)} 段会话"
+    )
+
+
+def _semantic_line(semantic: Mapping[str, Any]) -> str:
+    provider = semantic.get("provider") or "?"
+    model = semantic.get("model") or "?"
+    state = semantic.get("status") or "?"
+    return f"语义检索：{provider} / {model} · {state} (consent: {semantic.get('consent') or '-'})"
+
+
+def render_status(
+    label: str,
+    url: str,
+    health: tuple[Mapping[str, Any] | None, str],
+    status: tuple[Mapping[str, Any] | None, str],
+    binding: tuple[Mapping[str, Any] | None, str] | None,
+) -> str:
+    """Admin status. Each input is ``(data, error)`` from one API call; ``binding`` None = private chat."""
+    health_data, health_error = health
+    lines = [f"🩺 history recall · {label}", f"接入点：{url}"]
+    if health_data is None:
+        lines.append(f"连接：❌ {health_error}")
+        return "\n".join(lines)
+    lines.append(f"连接：✅ profile {health_data.get('profile', '?')} · v{health_data.get('version', '?')}")
+    binding_data, binding_error = binding if binding is not None else (None, "")
+    lines.append(_binding_line(binding_data, binding_error))
+    status_data, status_error = status
+    if status_data is None:
+        lines.append(f"索引：❌ {status_error}")
+        return "\n".join(lines)
+    lines.append(_index_line(status_data, binding_data))
+    lines.append(_semantic_line(status_data.get("semantic") or {}))
+    return "\n".join(lines)

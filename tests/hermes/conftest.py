@@ -1,0 +1,41 @@
+"""Hermes-side tests run against the real hermes-agent package with a throwaway HERMES_HOME.
+
+``HERMES_HOME`` must be set before any Hermes module is imported (``hermes_state`` computes its
+default path at import time, and importing ``model_tools`` discovers plugins), so it is set here,
+at collection time, and every test then points it at its own temp home.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="recall-tests-home-")
+os.environ.setdefault("GIT_AUTHOR_NAME", "test")
+os.environ.setdefault("GIT_AUTHOR_EMAIL", "test@example.invalid")
+os.environ.setdefault("GIT_COMMITTER_NAME", "test")
+os.environ.setdefault("GIT_COMMITTER_EMAIL", "test@example.invalid")
+
+import pytest  # noqa: E402
+
+from tests.hermes.world import World  # noqa: E402
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    home = tmp_path / "hermes-home"
+    home.mkdir()
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    w = World(home, tmp_path / "work")
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def loaded_plugin(world):
+    """Our plugin discovered and loaded by Hermes' own loader from the pip entry point."""
+    from tests.hermes.world import load_plugin, unload_plugin
+
+    manager = load_plugin(world.home)
+    yield manager
+    unload_plugin()

@@ -1,0 +1,109 @@
+"""Builds Hermes fixtures with Hermes' own writers: SessionDB, projects_db, real git repos."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+PLUGIN = "project-history-recall"
+TOOL_NAMES = ("project_history_search", "project_session_move")
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+class World:
+    def __init__(self, home: Path, work: Path) -> None:
+        from hermes_state import SessionDB
+
+        self.home = Path(home)
+        self.work = Path(work)
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.db = SessionDB(db_path=self.home / "state.db")
+        self._n = 0
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- places --------------------------------------------------------------------------
+    def folder(self, rel: str) -> Path:
+        path = self.work / rel
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def repo(self, rel: str) -> Path:
+        path = self.folder(rel)
+        git("init", "-q", "-b", "main", cwd=path)
+        (path / "README").write_text("x")
+        git("add", ".", cwd=path)
+        git("commit", "-q", "-m", "init", cwd=path)
+        return path
+
+    def worktree(self, repo: Path, rel: str, branch: str) -> Path:
+        path = self.work / rel
+        git("worktree", "add", "-q", "-b", branch, str(path), cwd=repo)
+        return path
+
+    def project(self, name: str, *folders: Path | str, archived: bool = False) -> str:
+        from hermes_cli import projects_db
+
+        conn = projects_db.connect(self.home / "projects.db")
+        try:
+            paths = [str(f) for f in folders]
+            pid = projects_db.create_project(conn, name=name, folders=paths or None,
+                                             primary_path=paths[0] if paths else None)
+            if archived:
+                projects_db.archive_project(conn, pid)
+            return pid
+        finally:
+            conn.close()
+
+    # -- sessions ------------------------------------------------------------------------
+    def session(self, *messages: str | tuple[str, str], cwd: Path | str | None = None, source: str = "cli",
+                sid: str | None = None, parent: str | None = None, git_root: str | None = None,
+                title: str | None = None, ts: float | None = None, **kw: Any) -> str:
+        self._n += 1
+        sid = sid or f"s{self._n:03d}"
+        self.db.create_session(sid, source, cwd=str(cwd) if cwd else None, parent_session_id=parent, **kw)
+        if git_root:
+            self.db.update_session_cwd(sid, str(cwd), "main", str(git_root))
+        if title:
+            self.db.set_session_title(sid, title)
+        for i, m in enumerate(messages):
+            role, text = m if isinstance(m, tuple) else (("user", "assistant")[i % 2], m)
+            self.db.append_message(sid, role, text, timestamp=(ts + i) if ts else None)
+        return sid
+
+    def messages(self, sid: str) -> list[dict[str, Any]]:
+        return self.db.get_messages(sid)
+
+
+def load_plugin(home: Path, *, enable: bool = True):
+    """Enable the plugin in the profile's config.yaml and run Hermes' plugin discovery."""
+    import hermes_cli.plugins as plugins
+
+    cfg = {"plugins": {"enabled": [PLUGIN] if enable else []}}
+    (Path(home) / "config.yaml").write_text(json.dumps(cfg))  # JSON is valid YAML
+    unload_plugin()
+    plugins.discover_plugins(force=True)
+    return plugins.get_plugin_manager()
+
+
+def unload_plugin() -> None:
+    import hermes_cli.plugins as plugins
+    from tools.registry import registry
+
+    for name in TOOL_NAMES:
+        registry.deregister(name)
+    plugins._plugin_manager = None
+
+
+def call_tool(name: str, args: dict[str, Any], session_id: str | None) -> dict[str, Any]:
+    """Dispatch through Hermes' full tool pipeline, as the agent loop does."""
+    import model_tools
+
+    raw = model_tools.handle_function_call(name, args, task_id="test-task", session_id=session_id)
+    return json.loads(raw)
