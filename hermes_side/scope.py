@@ -37,6 +37,7 @@ class ScopeMap:
     place_of: dict[str, dict[str, Any]]  # session id → resolved place
     root_of: dict[str, str]  # session id → conversation root id
     members: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # identity → session ids
+    conversations: dict[str, list[str]] = field(default_factory=dict)  # root → session ids
 
     def place(self, session_id: str) -> dict[str, Any] | None:
         return self.place_of.get(session_id)
@@ -45,8 +46,7 @@ class ScopeMap:
         return self.members.get(attribution.identity(place), [])
 
     def conversation(self, session_id: str) -> list[str]:
-        root = self.root_of.get(session_id, session_id)
-        return [sid for sid, r in self.root_of.items() if r == root] or [session_id]
+        return self.conversations.get(self.root_of.get(session_id, session_id)) or [session_id]
 
 
 def build_scope_map(rows: dict[str, dict[str, Any]], projects: list[dict[str, Any]],
@@ -56,9 +56,11 @@ def build_scope_map(rows: dict[str, dict[str, Any]], projects: list[dict[str, An
     place_of: dict[str, dict[str, Any]] = {}
     root_of: dict[str, str] = {}
     members: dict[tuple[str, str], list[str]] = {}
+    conversations: dict[str, list[str]] = {}
     for sid in rows:
         root_id = conversation_root(sid, rows)
         root_of[sid] = root_id
+        conversations.setdefault(root_id, []).append(sid)
         # A rotated child lives where its conversation lives.
         source = attribution.effective_place(sid, rows)
         cwd = (source.get("cwd") or "").strip()
@@ -73,7 +75,8 @@ def build_scope_map(rows: dict[str, dict[str, Any]], projects: list[dict[str, An
             memo[key] = place
         place_of[sid] = place
         members.setdefault(attribution.identity(place), []).append(sid)
-    return ScopeMap(rows=rows, projects=projects, place_of=place_of, root_of=root_of, members=members)
+    return ScopeMap(rows=rows, projects=projects, place_of=place_of, root_of=root_of, members=members,
+                    conversations=conversations)
 
 
 class ScopeCache:
