@@ -17,6 +17,7 @@ LIMIT_MIN, LIMIT_MAX, DEFAULT_LIMIT = 1, 10, 3
 
 HIT_OPEN, HIT_CLOSE = "【", "】"
 SNIPPET_WIDTH = 120
+TITLE_WIDTH = 60
 QUERY_ECHO_WIDTH = 24
 UNTITLED = "(无标题 untitled)"
 
@@ -117,7 +118,7 @@ def format_snippet(snippet: str, width: int = SNIPPET_WIDTH) -> str:
 
 
 def result_block(index: int, result: Mapping[str, Any], now: datetime) -> str:
-    title = str(result.get("title") or "").strip() or UNTITLED
+    title = _shorten(" ".join(str(result.get("title") or "").split()), TITLE_WIDTH) or UNTITLED
     when = format_when(result.get("when"), now)
     lines = [f"{index}. {title}" + (f" · {when}" if when else "")]
     if snippet := format_snippet(result.get("snippet") or ""):
@@ -159,7 +160,7 @@ def trim_blocks(blocks: Sequence[str], max_chars: int) -> str:
     left_out = len(blocks) - len(kept)
     text = join_blocks(kept)
     if left_out:
-        text += f"\n\n…还有 {left_out} 条没有显示，可以用 --limit 调小数量。({left_out} more not shown)"
+        text += f"\n\n…还有 {left_out} 条没有显示。({left_out} more not shown)"
     return _shorten(text, max_chars) if len(kept) == 1 and not left_out else text
 
 

@@ -77,6 +77,12 @@ class World:
             self.db.append_message(sid, role, text, timestamp=(ts + i) if ts else None)
         return sid
 
+    def compress(self, parent: str, *messages: str | tuple[str, str], sid: str | None = None) -> str:
+        """Rotate ``parent`` the way Hermes' non-in-place compression does: the parent ends with
+        ``compression`` and a child is created with ``parent_session_id`` and NO cwd or git columns."""
+        self.db.end_session(parent, "compression")
+        return self.session(*messages, sid=sid, parent=parent)
+
     def messages(self, sid: str) -> list[dict[str, Any]]:
         return self.db.get_messages(sid)
 
@@ -101,9 +107,12 @@ def unload_plugin() -> None:
     plugins._plugin_manager = None
 
 
-def call_tool(name: str, args: dict[str, Any], session_id: str | None) -> dict[str, Any]:
-    """Dispatch through Hermes' full tool pipeline, as the agent loop does."""
+def call_tool_raw(name: str, args: Any, session_id: str | None) -> str:
+    """Dispatch through Hermes' full tool pipeline, as the agent loop does; the raw tool output."""
     import model_tools
 
-    raw = model_tools.handle_function_call(name, args, task_id="test-task", session_id=session_id)
-    return json.loads(raw)
+    return model_tools.handle_function_call(name, args, task_id="test-task", session_id=session_id)
+
+
+def call_tool(name: str, args: dict[str, Any], session_id: str | None) -> dict[str, Any]:
+    return json.loads(call_tool_raw(name, args, session_id))

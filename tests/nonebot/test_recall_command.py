@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 from nb_helpers import (
     ADMIN_ID,
     API_KEY,
@@ -61,3 +62,139 @@ async def test_recall_in_routed_group_sends_chat_key_and_shows_results(app: App,
     assert "数据库迁移讨论" in reply.text
     assert "最后决定 【数据库迁移】 用 alembic， 分两步上线" in reply.text  # one line, hit kept visible
     assert "@session:20260901_143022_a1b2" in reply.text
+
+
+async def test_unlisted_group_uses_default_endpoint_and_default_mode_and_limit(
+    app: App, api: FakeRecallApi, bot_factory
+):
+    api.route("POST", "/search", json_body=SEARCH_ANSWER)
+    event = group_message("/recall alembic")
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, Captured(), result={"message_id": 1})
+
+    (request,) = api.requests
+    assert str(request.url) == f"{API_URL}/search"
+    assert request.headers["Authorization"] == f"Bearer {API_KEY}"
+    assert json.loads(request.content) == {
+        "query": "alembic",
+        "mode": "hybrid",
+        "limit": 3,
+        "chat": f"onebotv11:{PLAIN_GROUP}",
+    }
+    assert api.timeouts == [7]
+
+
+async def test_unbound_group_is_told_to_ask_an_admin_and_never_searched_globally(
+    app: App, api: FakeRecallApi, bot_factory
+):
+    api.route(
+        "POST",
+        "/search",
+        status=409,
+        json_body={"success": False, "error": "this chat is not linked to a project", "code": "chat_unbound"},
+    )
+    event = group_message("/recall 部署流程")
+    reply = Captured()
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, reply, result={"message_id": 1})
+
+    assert "还没有关联项目" in reply.text and "/move" in reply.text
+    assert len(api.requests) == 1  # no second, unscoped search
+    assert all("project" not in body for body in api.bodies())
+
+
+async def test_empty_results_name_the_project(app: App, api: FakeRecallApi, bot_factory):
+    api.route("POST", "/search", json_body={**SEARCH_ANSWER, "results": []})
+    event = group_message("/recall 不存在的话题")
+    reply = Captured()
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, reply, result={"message_id": 1})
+
+    assert "没有找到" in reply.text and "Hermes Dev" in reply.text
+
+
+async def test_private_chat_gets_one_polite_line_and_no_request(app: App, api: FakeRecallApi, bot_factory):
+    event = private_message("/recall 数据库")
+    reply = Captured()
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, reply, result={"message_id": 1})
+
+    assert "群聊" in reply.text and "\n" not in reply.text
+    assert api.requests == []
+
+
+async def test_recall_alone_shows_help_without_admin_commands(app: App, api: FakeRecallApi, bot_factory):
+    event = group_message("/recall")
+    reply = Captured()
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, reply, result={"message_id": 1})
+
+    assert "/recall <问题>" in reply.text and "--limit" in reply.text
+    assert "/move" not in reply.text and "/recall-status" not in reply.text
+    assert api.requests == []
+
+
+async def test_admin_help_lists_admin_commands(app: App, api: FakeRecallApi, bot_factory):
+    event = group_message("/recall", user_id=ADMIN_ID)
+    reply = Captured()
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, reply, result={"message_id": 1})
+
+    assert "/move <项目>" in reply.text and "/move --home" in reply.text and "/recall-status" in reply.text
+
+
+@pytest.mark.parametrize("args", ["--limit abc", "--limit 0", "--limit 11", "-n 99"])
+async def test_bad_limit_is_explained_and_not_sent(app: App, api: FakeRecallApi, bot_factory, args: str):
+    event = group_message(f"/recall 数据库 {args}")
+    reply = Captured()
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, reply, result={"message_id": 1})
+
+    assert "--limit" in reply.text and "1" in reply.text and "10" in reply.text
+    assert api.requests == []
+
+
+async def test_bad_mode_is_explained_and_not_sent(app: App, api: FakeRecallApi, bot_factory):
+    event = group_message("/recall 数据库 --mode fuzzy")
+    reply = Captured()
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, reply, result={"message_id": 1})
+
+    assert "hybrid" in reply.text and "keyword" in reply.text and "semantic" in reply.text
+    assert api.requests == []
+
+
+async def test_option_without_value_gets_usage(app: App, api: FakeRecallApi, bot_factory):
+    event = group_message("/recall 数据库 --limit")
+    reply = Captured()
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, reply, result={"message_id": 1})
+
+    assert "用法" in reply.text
+    assert api.requests == []
+
+
+async def test_similar_command_names_do_not_trigger_recall(app: App, api: FakeRecallApi, bot_factory):
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, group_message("/recallx 数据库"))
+        ctx.receive_event(bot, group_message("recall 数据库"))  # no command start
+    assert api.requests == []
