@@ -96,10 +96,10 @@ def _user_message(status: int, code: str, error: str) -> str:
         return MSG_QUERY_TOO_LONG
     if status >= 500:
         return MSG_SERVER_ERROR
+    if status == 404 and code in ("", "not_found") and error in ("", "Not Found"):
+        return MSG_NOT_FOUND  # no such route: the URL in the config is wrong
     if error:
         return f"⚠️ {error}"
-    if status == 404:
-        return MSG_NOT_FOUND
     return MSG_SERVER_ERROR
 
 

@@ -107,14 +107,18 @@ def format_when(value: Any, now: datetime) -> str:
 def format_snippet(snippet: str, width: int = SNIPPET_WIDTH) -> str:
     """One line of at most ``width`` characters (plus ellipses) that keeps the first hit visible."""
     text = " ".join(str(snippet or "").split()).replace(">>>", HIT_OPEN).replace("<<<", HIT_CLOSE)
-    if len(text) <= width:
-        return text
+    # The API's snippet is already a window; keep its own "…" marks instead of doubling them.
+    cut_before, cut_after = text.startswith("…"), text.endswith("…")
+    text = text.strip("…")
     hit = text.find(HIT_OPEN)
-    start = 0 if hit < 0 else min(max(0, hit - width // 3), len(text) - width)
-    piece = text[start : start + width]
+    start = 0 if hit < 0 or len(text) <= width else min(max(0, hit - width // 3), len(text) - width)
+    end = start + width
+    piece = text[start:end]
     if piece.rfind(HIT_OPEN) > piece.rfind(HIT_CLOSE):
         piece += HIT_CLOSE  # a hit cut at the right edge stays a closed 【…】
-    return ("…" if start > 0 else "") + piece + ("…" if start + width < len(text) else "")
+    before = "…" if start > 0 or cut_before else ""
+    after = "…" if end < len(text) or cut_after else ""
+    return before + piece + after
 
 
 def result_block(index: int, result: Mapping[str, Any], now: datetime) -> str:

@@ -3,8 +3,8 @@
 Run on its own: ``cd /work/main && /work/venv/bin/pytest tests/nonebot -q``.
 
 How it works:
-- ``pytest_configure`` hands nonebug the ``nonebot.init`` kwargs: the fastapi driver, "/" as the
-  command start, localstore dirs in a temp dir and the plugin settings below (an admin, a routed
+- ``pytest_configure`` hands nonebug the ``nonebot.init`` kwargs: no .env file, the fastapi
+  driver, "/" as the command start, localstore dirs in a temp dir and the plugin settings below (an admin, a routed
   group with its own endpoint and key). nonebug's session fixtures run ``nonebot.init`` and the
   driver lifespan (so the plugin's startup hook runs once, too).
 - ``after_nonebot_init`` registers the real OneBot v11 adapter and loads the plugin. Tests build
@@ -26,8 +26,9 @@ from typing import Any
 
 import httpx
 import pytest
-from nb_helpers import ADMIN_ID, API_KEY, API_URL, BOT_ID, ROUTED_GROUP, TEAM_KEY, TEAM_URL, FakeRecallApi
 from nonebug import NONEBOT_INIT_KWARGS
+
+from tests.nonebot.nb_helpers import ADMIN_ID, API_KEY, API_URL, BOT_ID, ROUTED_GROUP, TEAM_KEY, TEAM_URL, FakeRecallApi
 
 _tmp_root = Path(tempfile.mkdtemp(prefix="nb-history-recall-"))
 
@@ -45,6 +46,8 @@ def plugin_settings() -> dict[str, Any]:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[NONEBOT_INIT_KWARGS] = {
+        # A file that does not exist: a developer's .env in the repo root must not leak in.
+        "_env_file": (str(_tmp_root / "none.env"),),
         "driver": "~fastapi",
         "command_start": {"/"},
         "localstore_data_dir": str(_tmp_root / "data"),

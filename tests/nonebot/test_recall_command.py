@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
-import httpx
 import pytest
-from nb_helpers import (
+from nonebug import App
+
+from tests.nonebot.nb_helpers import (
     ADMIN_ID,
     API_KEY,
     API_URL,
@@ -18,7 +19,6 @@ from nb_helpers import (
     group_message,
     private_message,
 )
-from nonebug import App
 
 SEARCH_ANSWER = {
     "success": True,

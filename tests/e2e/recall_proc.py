@@ -1,0 +1,61 @@
+"""``hermes recall serve`` as a real process, started through Hermes' own CLI entry point."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.e2e.nonebot_proc import REPO_ROOT, free_port
+
+
+class RecallServer:
+    def __init__(self, home: Path, key: str, log_path: Path) -> None:
+        self.home, self.key, self.log_path = Path(home), key, Path(log_path)
+        self.port = free_port()
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60) -> None:
+        hermes = Path(sys.executable).with_name("hermes")
+        env = dict(os.environ, HERMES_HOME=str(self.home), RECALL_API_KEY=self.key, PYTHONUNBUFFERED="1",
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])))
+        with self.log_path.open("ab") as log:
+            self._proc = subprocess.Popen([str(hermes), "recall", "serve", "--port", str(self.port)],
+                                          env=env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise RuntimeError(f"recall API exited {self._proc.returncode}: {self.log_text()[-3000:]}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.stop()
+        raise TimeoutError(f"recall API did not come up: {self.log_text()[-3000:]}")
+
+    def stop(self, timeout: float = 10) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout)
+
+    def get(self, path: str) -> dict:
+        return httpx.get(self.url + path, headers={"Authorization": f"Bearer {self.key}"}, timeout=10).json()
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace") if self.log_path.exists() else ""

@@ -1,0 +1,129 @@
+"""Reply texts, as pure functions of the API answer and ``now``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+NOW = datetime(2026, 9, 3, 10, 0)
+
+
+@pytest.fixture
+def render(nonebug_init):
+    from nonebot_plugin_history_recall import render
+
+    return render
+
+
+@pytest.mark.parametrize(
+    ("when", "expected"),
+    [
+        ("2026-09-03 08:15", "今天 08:15"),
+        ("2026-09-02 23:59", "昨天 23:59"),
+        ("2026-08-31 12:00", "3天前"),
+        ("2026-07-01 12:00", "7月1日"),
+        ("2025-12-31 12:00", "2025年12月31日"),
+        ("2026-09-03", "9月3日"),  # a date without a time is not "today 00:00"
+        ("2026-09-03T08:15:00", "今天 08:15"),
+        ("sometime", "sometime"),
+        (None, ""),
+    ],
+)
+def test_when_is_relative_to_now(render, when, expected):
+    assert render.format_when(when, NOW) == expected
+
+
+def test_snippet_is_one_line_with_the_hit_bracketed(render):
+    assert render.format_snippet("we chose\n  >>>alembic<<< for\tmigrations") == "we chose 【alembic】 for migrations"
+
+
+def test_long_snippet_keeps_the_hit_visible(render):
+    snippet = "x" * 300 + ">>>needle<<<" + "y" * 300
+    text = render.format_snippet(snippet, width=80)
+
+    assert "【needle】" in text
+    assert text.startswith("…") and text.endswith("…")
+    assert len(text) <= 82
+
+
+def test_server_ellipses_are_kept_not_doubled(render):
+    text = render.format_snippet("…" + "a" * 200 + ">>>hit<<<" + "b" * 200 + "…", width=60)
+
+    assert text.startswith("…") and not text.startswith("……")
+    assert text.endswith("…") and not text.endswith("……")
+    assert "【hit】" in text
+    assert render.format_snippet("…short >>>hit<<< text…") == "…short 【hit】 text…"
+
+
+def test_hit_cut_at_the_edge_is_still_closed(render):
+    text = render.format_snippet("ab >>>" + "n" * 200 + "<<< cd", width=50)
+
+    assert text.count("【") == text.count("】") == 1
+
+
+def test_result_block_falls_back_to_untitled_and_session_id(render):
+    block = render.result_block(1, {"title": "", "session_id": "s1", "snippet": "hi", "when": ""}, NOW)
+
+    assert block.splitlines() == ["1. (无标题 untitled)", "   hi", "   🔗 s1"]
+
+
+def test_results_header_names_project_and_count(render):
+    data = {
+        "project": {"id": "p", "slug": "s", "name": "Hermes"},
+        "results": [{"title": "t1", "link": "@session:a"}, {"title": "t2", "link": "@session:b"}],
+        "semantic_status": "ready",
+    }
+    blocks = render.result_blocks(data, "db  migration", NOW)
+
+    assert blocks[0] == "📚 项目「Hermes」里与“db migration”相关的 2 段对话"
+    assert blocks[1].startswith("1. t1") and blocks[2].startswith("2. t2")
+
+
+def test_nothing_found_names_the_project(render):
+    (text,) = render.result_blocks({"project": {"slug": "hermes-dev"}, "results": []}, "q", NOW)
+
+    assert "hermes-dev" in text and "没有找到" in text
+
+
+@pytest.mark.parametrize(("status", "noted"), [("consent_required", True), ("indexing", True), ("ready", False)])
+def test_semantic_state_is_mentioned_when_it_limits_results(render, status, noted):
+    data = {"mode": "hybrid", "project": {"name": "P"}, "results": [{"title": "t"}], "semantic_status": status}
+    header = render.result_blocks(data, "q", NOW)[0]
+
+    assert ("语义" in header) is noted
+
+
+def test_keyword_mode_does_not_mention_semantic_state(render):
+    data = {"mode": "keyword", "project": {"name": "P"}, "results": [], "semantic_status": "consent_required"}
+
+    assert "语义" not in render.result_blocks(data, "q", NOW)[0]
+
+
+def test_trim_keeps_whole_blocks_and_counts_the_rest(render):
+    blocks = ["header", "a" * 50, "b" * 50, "c" * 50]
+    text = render.trim_blocks(blocks, 150)
+
+    assert len(text) <= 150
+    assert text.startswith("header\n\n" + "a" * 50)
+    assert "b" * 50 not in text and "还有 2 条" in text
+    assert render.trim_blocks(blocks, 10_000) == render.join_blocks(blocks)
+
+
+def test_move_reply_names_project_or_home(render):
+    moved = render.render_move({"project": {"name": "Alpha"}, "moved_sessions": 3})
+    home = render.render_move({"project": None, "moved_sessions": 0})
+
+    assert "Alpha" in moved and "3" in moved
+    assert "Home" in home and "0" in home
+
+
+def test_status_without_reachable_server_stops_at_the_connection_line(render):
+    text = render.render_status("default", "http://h", (None, "⚠️ down"), (None, "⚠️ down"), None)
+
+    assert text.splitlines()[-1] == "连接：❌ ⚠️ down"
+
+
+def test_help_text_hides_admin_commands_from_members(render):
+    assert "/move" not in render.help_text(is_admin=False)
+    assert "#move" in render.help_text(is_admin=True, prefix="#")
