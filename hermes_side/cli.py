@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -63,6 +64,13 @@ SUBCOMMANDS: dict[str, tuple[str, Any, Any]] = {
 }
 
 
+def _projects_provider(home: Path) -> dict[str, list[str]]:
+    """Project → session ids, by the same attribution the searches use."""
+    from .status import project_sessions
+
+    return {pid: info["session_ids"] for pid, info in project_sessions(home).items()}
+
+
 def _register_optional() -> None:
     """Subcommands whose modules carry heavier imports register lazily."""
     try:
@@ -76,7 +84,13 @@ def _register_optional() -> None:
             setup = getattr(emb_cli, f"setup_{name}", None)
             run = getattr(emb_cli, f"run_{name}", None)
             if setup and run:
+                if name != "consent":
+                    run = functools.partial(run, projects_provider=_projects_provider)
                 SUBCOMMANDS[name] = (help_text, setup, run)
+    from . import demo
+
+    SUBCOMMANDS["demo"] = ("index and search this profile (or a demo history) with the local model",
+                           demo.setup_demo, demo.run_demo)
     try:
         from . import api_cli
     except ImportError:
