@@ -5,8 +5,8 @@ Rules (seed §3.1, corrected by architecture.md):
    children are created with NULL cwd) — see :func:`effective_place`.
 2. A recorded ``git_repo_root`` only counts when the cwd lies inside it: Hermes 0.19.0's
    ``update_session_cwd`` never clears a stale root after a move.
-3. When Hermes recorded no root, the caller may supply ``probed_repo_root`` (git's common root,
-   so linked worktrees fold into their main repo).
+3. The caller may supply ``probed_repo_root`` (git's common root for the cwd, so linked
+   worktrees fold into their main repo); it also confirms a recorded root the cwd is not inside.
 4. The cwd and the root are matched against every non-archived project's folders; the deepest
    folder wins, ties keep the first project → ``explicit``. Else a root → ``auto``. Else ``home``.
 """
@@ -49,15 +49,18 @@ class FolderIndex:
 
 
 def effective_root(row: SessionRow) -> str | None:
-    """The git root that really describes where this session is (rules 2 and 3)."""
+    """The git root that really describes where this session is (rules 2 and 3).
+
+    ``probed_repo_root`` is git's live answer for the cwd, so it always counts (a linked worktree
+    beside its repo has a common root its cwd is not inside). A recorded root counts while the
+    cwd lies inside it, or when git confirms it.
+    """
     cwd = (row.get("cwd") or "").strip()
     recorded = (row.get("git_repo_root") or "").strip()
-    if recorded and (not cwd or is_within(cwd, recorded)):
-        return recorded
     probed = (row.get("probed_repo_root") or "").strip()
-    if probed and (not cwd or is_within(cwd, probed)):
-        return probed
-    return None
+    if recorded and (not cwd or is_within(cwd, recorded) or (probed and path_key(probed) == path_key(recorded))):
+        return recorded
+    return probed or None
 
 
 def resolve_project(

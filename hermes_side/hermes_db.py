@@ -6,6 +6,8 @@ bug here cannot write; the single write path (moves) goes through ``SessionDB`` 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -43,21 +45,33 @@ def load_session_rows(conn: sqlite3.Connection) -> dict[str, dict[str, Any]]:
     return {r["id"]: dict(r) for r in conn.execute(f"SELECT {cols} FROM sessions")}
 
 
-def sessions_fingerprint(conn: sqlite3.Connection) -> tuple:
-    """Cheap summary that changes when sessions are added, moved, archived or re-parented.
+def sessions_fingerprint(conn: sqlite3.Connection) -> str:
+    """A digest of every column attribution depends on, built in one C-level scan.
 
-    One C-level scan of the sessions table (no Python per row), so the scope cache can be
-    trusted without re-attributing every session on every query.
+    Cheap next to re-attributing (no Python per row), and exact: any new session, move, archive
+    flag or re-parenting changes it, whoever wrote it.
     """
     row = conn.execute(
-        "SELECT count(*), max(rowid),"
-        " total(rowid * (length(coalesce(cwd,'')) + 7 * unicode(substr(coalesce(cwd,'')||'~', -2, 1))"
-        "   + 13 * unicode(substr(coalesce(cwd,'')||'~', -5, 1)) + 3 * length(coalesce(git_repo_root,''))"
-        "   + 101 * coalesce(archived, 0) + 37 * (parent_session_id IS NOT NULL)"
-        "   + 53 * (coalesce(end_reason,'') = 'compression')))"
-        " FROM sessions"
+        "SELECT count(*), group_concat(id || '|' || coalesce(cwd, '') || '|' || coalesce(git_repo_root, '')"
+        " || '|' || coalesce(parent_session_id, '') || '|' || coalesce(end_reason, '') || '|'"
+        " || coalesce(archived, 0) || '|' || coalesce(source, ''), char(10)) FROM sessions"
     ).fetchone()
-    return tuple(row)
+    return f"{row[0]}:" + hashlib.blake2b((row[1] or "").encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def data_version(conn: sqlite3.Connection) -> int:
+    """Changes whenever another connection commits to this database (SQLite's own counter)."""
+    return conn.execute("PRAGMA data_version").fetchone()[0]
+
+
+def has_sessions_table(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'").fetchone() is not None
+
+
+def session_titles(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
+    rows = conn.execute("SELECT id, title FROM sessions WHERE id IN (SELECT value FROM json_each(?))",
+                        (json.dumps(ids),)).fetchall()
+    return {r[0]: r[1] or "" for r in rows}
 
 
 def load_projects(home: Path) -> list[dict[str, Any]]:

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .fusion import rrf
-from .messages import ELIGIBLE_MESSAGE_SQL
-from .query import ParsedQuery, fts_quote, like_pattern, trigrams
+from .messages import ELIGIBLE_MESSAGE_SQL, message_text
+from .query import ParsedQuery, fold, fts_quote, like_pattern, trigrams
 
 log = logging.getLogger(__name__)
 
@@ -106,15 +106,25 @@ def _doc_freqs(conn: sqlite3.Connection, fts: str, words: Sequence[str]) -> dict
     return freqs
 
 
-def _fts_hits(conn: sqlite3.Connection, fts: str, match: str, filters: Filters, limit: int) -> list[Hit]:
+def _fts_hits(conn: sqlite3.Connection, fts: str, match: str, filters: Filters, limit: int,
+              terms: Sequence[str]) -> list[Hit]:
     where, params = filters.sql()
     sql = (
-        f"SELECT m.id, m.session_id, bm25({fts}) AS score FROM {fts}"
-        f" JOIN messages m ON m.id = {fts}.rowid JOIN sessions s ON s.id = m.session_id"
+        f"SELECT m.id, m.session_id, bm25({fts}) AS score,"
+        # Byte comparison: SQLite's text functions stop at the NUL of Hermes' "\\x00json:" prefix.
+        f" CASE WHEN substr(CAST(m.content AS BLOB), 1, 6) = X'006A736F6E3A' THEN m.content END AS multimodal"
+        f" FROM {fts} JOIN messages m ON m.id = {fts}.rowid JOIN sessions s ON s.id = m.session_id"
         f" WHERE {fts} MATCH ? AND {where} ORDER BY rank LIMIT ?"
     )
     rows = conn.execute(sql, [match, *params, limit]).fetchall()
-    return [Hit(r[0], r[1], -float(r[2])) for r in rows]
+    # Hermes indexes a multimodal row's raw JSON encoding; a hit only on its plumbing
+    # ("image_url", "base64", a data URL) is not a hit on anything the person said.
+    return [Hit(r[0], r[1], -float(r[2])) for r in rows if r[3] is None or _says_any(r[3], terms)]
+
+
+def _says_any(content: str, terms: Sequence[str]) -> bool:
+    text = fold(message_text(content))
+    return any(term in text for term in terms)
 
 
 def _like_hits(conn: sqlite3.Connection, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
@@ -141,11 +151,12 @@ def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filter
         if query.words:
             terms = select_terms(_doc_freqs(conn, "messages_fts", query.words))
             if terms:
-                lists.append(_fts_hits(conn, "messages_fts", " OR ".join(map(fts_quote, terms)), filters, limit))
+                lists.append(_fts_hits(conn, "messages_fts", " OR ".join(map(fts_quote, terms)), filters, limit,
+                                       [stem(t) for t in terms]))
         if query.cjk_long:
             grams = [g for run in query.cjk_long for g in trigrams(run)][:MAX_TRIGRAMS]
             lists.append(_fts_hits(conn, "messages_fts_trigram", " OR ".join(map(fts_quote, grams)),
-                                   filters, limit))
+                                   filters, limit, grams))
     except sqlite3.OperationalError as exc:
         # A malformed MATCH (or an FTS table this Hermes build lacks) must not cost the user
         # their answer: fall back to substring search over the same scope.

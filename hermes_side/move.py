@@ -66,9 +66,12 @@ def open_session_db(home: Path):
 
 
 def conversation_ids(db, session_id: str) -> list[str]:
-    """Every session of the conversation, root → tip, by Hermes' own lineage helpers."""
-    root = db.get_conversation_root(session_id)
-    lineage = db.get_compression_lineage(root) or [session_id]
+    """Every session of the conversation, root → tip, by Hermes' own compression-lineage helper.
+
+    Not ``get_conversation_root``: it also follows branch and delegate links, and moving a
+    /branch must not move the conversation it was branched from.
+    """
+    lineage = db.get_compression_lineage(session_id) or [session_id]
     return lineage if session_id in lineage else [*lineage, session_id]
 
 

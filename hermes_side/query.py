@@ -21,10 +21,26 @@ _CJK = (
     "\uac00-\ud7af"  # hangul
 )
 _CJK_RUN = re.compile(f"[{_CJK}]+")
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+# Split exactly where Hermes' unicode61 tokenizer splits: every non-alphanumeric character.
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 # Question scaffolding and function words; they match everything and rank nothing.
-EN_STOPWORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "aren't", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "can't", "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "down", "during", "each", "few", "for", "from", "further", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "he'd", "he'll", "he's", "her", "here", "here's", "hers", "herself", "him", "himself", "his", "how", "how's", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "let's", "me", "more", "most", "mustn't", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same", "shan't", "she", "she'd", "she'll", "she's", "should", "shouldn't", "so", "some", "such", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "these", "they", "they'd", "they'll", "they're", "they've", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "were", "weren't", "what", "what's", "when", "when's", "where", "where's", "which", "while", "who", "who's", "whom", "why", "why's", "with", "won't", "would", "wouldn't", "you", "you'd", "you'll", "you're", "you've", "your", "yours", "yourself", "yourselves", "also", "just", "did", "does", "get", "got", "would", "will", "shall", "may", "might", "must", "last", "time", "ever", "recently", "remember", "recall", "tell", "said", "say", "says", "thing", "things", "something", "anything"])
+EN_STOPWORDS = frozenset((
+    "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at",
+    "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot",
+    "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had",
+    "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i",
+    "if", "in", "into", "is", "it", "its", "itself", "me", "more", "most", "my", "myself", "no", "nor", "not",
+    "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over",
+    "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them",
+    "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until",
+    "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
+    "with", "would", "you", "your", "yours", "yourself", "yourselves", "also", "just", "get", "got", "will",
+    "shall", "may", "might", "must", "last", "time", "ever", "recently", "remember", "recall", "tell", "said",
+    "say", "says", "thing", "things", "something", "anything", "don", "doesn", "didn", "isn", "aren", "wasn",
+    "weren", "hasn", "haven", "hadn", "won", "wouldn", "shouldn", "couldn", "mustn", "shan", "ll", "ve", "re",
+    "let",
+))
 
 # Chinese function words and question scaffolding stripped from CJK runs before trigramming.
 ZH_STOPWORDS = (
@@ -67,6 +83,12 @@ def _has_surrogates(text: str) -> bool:
     return any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
+def fold(word: str) -> str:
+    """Lower-case without diacritics, as unicode61 indexes it ('Déploiement' → 'deploiement')."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 def _strip_zh_stopwords(run: str) -> list[str]:
     pieces = [run]
     for stop in ZH_STOPWORDS:
@@ -81,7 +103,7 @@ def parse_query(raw: str) -> ParsedQuery:
     text = clean_text(raw)
     words: list[str] = []
     for token in _WORD.findall(_CJK_RUN.sub(" ", text)):
-        word = token.lower().replace("’", "'")
+        word = fold(token)
         if word not in EN_STOPWORDS and word not in words and (len(word) > 1 or word.isdigit()):
             words.append(word)
     long_runs: list[str] = []
@@ -98,7 +120,7 @@ def parse_query(raw: str) -> ParsedQuery:
         short_runs = [r for r in _CJK_RUN.findall(text)][:4]
     if not words and not long_runs and not short_runs:
         # Only stop words ("what is it?"): search for them rather than for nothing.
-        words = [t.lower() for t in _WORD.findall(_CJK_RUN.sub(" ", text))][:4]
+        words = [fold(t) for t in _WORD.findall(_CJK_RUN.sub(" ", text))][:4]
     return ParsedQuery(text=text, words=tuple(words), cjk_long=tuple(long_runs), cjk_short=tuple(short_runs))
 
 

@@ -69,7 +69,8 @@ def build_scope_map(rows: dict[str, dict[str, Any]], projects: list[dict[str, An
         if place is None:
             place = attribution.resolve_project(source, index)
             if place["kind"] != "explicit" and cwd and attribution.effective_root(source) is None:
-                # Hermes recorded no usable root (CLI and gateway rows never do): ask git.
+                # No usable root recorded (CLI and gateway rows never have one, a worktree's common
+                # root lies outside its cwd): ask git.
                 probed = dict(source, probed_repo_root=probe(cwd))
                 place = attribution.resolve_project(probed, index)
             memo[key] = place
@@ -86,21 +87,31 @@ class ScopeCache:
         self.home = Path(home)
         self._probe = probe
         self._lock = threading.Lock()
-        self._key: tuple | None = None
+        self._key: tuple = (None, None)
         self._map: ScopeMap | None = None
+        self._seen: dict[int, int] = {}  # connection → data_version the map was checked at
 
     def get(self, conn) -> ScopeMap:
-        key = (hermes_db.sessions_fingerprint(conn), hermes_db.projects_fingerprint(self.home))
+        """The current map. ``PRAGMA data_version`` skips even the fingerprint scan while nobody
+        has written; after any write the exact fingerprint decides whether to rebuild."""
+        version = hermes_db.data_version(conn)
+        projects_key = hermes_db.projects_fingerprint(self.home)
+        with self._lock:
+            if self._map is not None and self._seen.get(id(conn)) == version and projects_key == self._key[1]:
+                return self._map
+        key = (hermes_db.sessions_fingerprint(conn), projects_key)
         with self._lock:
             if self._map is not None and key == self._key:
+                self._seen[id(conn)] = version
                 return self._map
         rows = hermes_db.load_session_rows(conn)
         projects = hermes_db.load_projects(self.home)
         built = build_scope_map(rows, projects, self._probe)
         with self._lock:
             self._key, self._map = key, built
+            self._seen = {id(conn): version}
         return built
 
     def invalidate(self) -> None:
         with self._lock:
-            self._key, self._map = None, None
+            self._key, self._map, self._seen = (None, None), None, {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -81,7 +82,14 @@ class SearchEngine:
         return conn
 
     def scope_map(self) -> ScopeMap:
-        return self.scopes.get(self.connection())
+        conn = self.connection()
+        try:
+            return self.scopes.get(conn)
+        except sqlite3.OperationalError:
+            # Another Hermes component can create state.db before SessionDB adds its tables.
+            if not hermes_db.has_sessions_table(conn):
+                raise SearchError("session database not found", "no_db") from None
+            raise
 
     def resolve_scope(self, smap: ScopeMap, *, project: str | None = None,
                       session_id: str | None = None) -> tuple[dict[str, Any], list[str]]:
@@ -189,13 +197,16 @@ class SearchEngine:
         best = group_by_conversation(ranked, smap.root_of, req.limit)
         messages = self._messages([h["message_id"] for h in best])
         terms = [*pq.highlight_terms(), *(g for run in pq.cjk_long for g in trigrams(run))]
+        titles = hermes_db.session_titles(
+            self.connection(), sorted({smap.root_of.get(h["session_id"], h["session_id"]) for h in best}
+                                      | {h["session_id"] for h in best}))
         results = []
         for hit in best:
             message = messages.get(hit["message_id"])
             if message is None:  # deleted between ranking and fetching
                 continue
             root = smap.root_of.get(hit["session_id"], hit["session_id"])
-            title = (smap.rows.get(root) or {}).get("title") or (smap.rows.get(hit["session_id"]) or {}).get("title")
+            title = titles.get(root) or titles.get(hit["session_id"])
             results.append(result_row(hit, message, title, terms))
         out = {**base, "results": results, "sessions_in_scope": in_scope}
         if status is not None:

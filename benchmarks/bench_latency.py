@@ -1,0 +1,239 @@
+"""Latency, concurrency, indexing throughput and memory at scale, side by side with Hermes' search.
+
+Run on a home made by ``benchmarks/synth.py`` (1M messages, scope buckets 1k/10k/100k):
+
+    python benchmarks/bench_latency.py --home /work/synth1m --index --api --json out.json
+
+* keyword / semantic / hybrid ``project_history_search`` p50/p95 per scope bucket (the tool's own
+  code path: scope → rank → group → format), query embedding included;
+* Hermes' own ``SessionDB.search_messages`` (unscoped, as the agent's built-in tool runs it) on the
+  same query texts, in the same run, so the ratio is robust to machine noise;
+* ``--index``: embed every session of the three bucket projects with the local model first and
+  report messages/s (the search then sees a ready index);
+* ``--api``: ``python -m hermes_side serve`` as a real process; request latency with 1, 8 and 32
+  concurrent clients, failures counted, and the process RSS with the 100k-scope vectors loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"n": len(values), "p50_ms": round(pct(values, 0.5), 2), "p95_ms": round(pct(values, 0.95), 2),
+            "mean_ms": round(statistics.fmean(values), 2) if values else float("nan")}
+
+
+def load(home: Path) -> tuple[dict, list[dict]]:
+    manifest = json.loads((home / "synth_manifest.json").read_text())
+    queries = json.loads((home / "synth_queries.json").read_text())["queries"]
+    return manifest, queries
+
+
+def bucket_sessions(engine, project_id: str) -> list[str]:
+    smap = engine.scope_map()
+    return list(smap.sessions_in({"kind": "explicit", "id": project_id}))
+
+
+def build_index_for(home: Path, engine, project_ids: list[str]) -> dict:
+    from hermes_side.embedding import build_index, load_settings
+
+    sessions = sorted({s for pid in project_ids for s in bucket_sessions(engine, pid)})
+    settings = load_settings(home)
+    t0 = time.perf_counter()
+    last = [0.0]
+
+    def progress(p) -> None:
+        now = time.perf_counter()
+        if now - last[0] > 10:
+            last[0] = now
+            print(f"  indexing: {p}", file=sys.stderr)
+
+    stats = build_index(home, settings, session_ids=sessions, projects=project_ids, progress=progress)
+    elapsed = time.perf_counter() - t0
+    embedded = getattr(stats, "messages", None) or getattr(stats, "messages_indexed", 0)
+    return {"sessions": len(sessions), "seconds": round(elapsed, 1), "stats": str(stats),
+            "messages_per_s": round(embedded / elapsed, 1) if embedded and elapsed else None}
+
+
+def time_engine(engine, queries: list[dict], project_id: str, mode: str, limit: int = 3) -> dict:
+    from hermes_side.request import parse_search_args
+
+    times, statuses = [], {}
+    for q in queries:
+        req = parse_search_args({"query": q["text"], "mode": mode, "limit": limit})
+        t0 = time.perf_counter()
+        result = engine.search(req, project=project_id)
+        times.append((time.perf_counter() - t0) * 1000)
+        status = result.get("semantic_status", "-")
+        statuses[status] = statuses.get(status, 0) + 1
+    return {**summary(times), "semantic_status": statuses}
+
+
+def time_hermes(db, texts: list[str]) -> dict:
+    times, empty = [], 0
+    for text in texts:
+        t0 = time.perf_counter()
+        rows = db.search_messages(text, limit=10)
+        times.append((time.perf_counter() - t0) * 1000)
+        empty += not rows
+    return {**summary(times), "empty_results": empty}
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def api_bench(home: Path, queries: list[dict], buckets: dict[str, str], per_client: int) -> dict:
+    import httpx
+
+    from tests.e2e.nonebot_proc import free_port
+
+    key = "bench-recall-api-key-0123456789"
+    port = free_port()
+    env = dict(os.environ, HERMES_HOME=str(home), RECALL_API_KEY=key)
+    proc = subprocess.Popen([sys.executable, "-m", "hermes_side", "serve", "--port", str(port),
+                             "--log-level", "warning"], env=env)
+    url = f"http://127.0.0.1:{port}"
+    headers = {"Authorization": f"Bearer {key}"}
+    try:
+        for _ in range(300):
+            try:
+                if httpx.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        big = buckets["100k"]
+        body = [{"query": q["text"], "mode": "hybrid", "limit": 3, "project": big} for q in queries]
+        with httpx.Client(timeout=60) as c:  # warm: scope map, model, 100k-vector matrix
+            for b in body[:5]:
+                c.post(url + "/search", headers=headers, json=b)
+        out: dict = {"rss_mb_after_warmup": rss_mb(proc.pid)}
+        for clients in (1, 8, 32):
+            lat: list[float] = []
+            failed = [0]
+            lock = threading.Lock()
+
+            def worker(n: int, _lat: list[float] = lat, _failed: list[int] = failed,
+                       _lock: threading.Lock = lock) -> None:
+                with httpx.Client(timeout=120) as c:
+                    for i in range(per_client):
+                        b = body[(n * per_client + i) % len(body)]
+                        t0 = time.perf_counter()
+                        try:
+                            ok = c.post(url + "/search", headers=headers, json=b).status_code == 200
+                        except httpx.HTTPError:
+                            ok = False
+                        with _lock:
+                            _lat.append((time.perf_counter() - t0) * 1000)
+                            _failed[0] += not ok
+
+            threads = [threading.Thread(target=worker, args=(n,)) for n in range(clients)]
+            t0 = time.perf_counter()
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            wall = time.perf_counter() - t0
+            out[f"clients_{clients}"] = {**summary(lat), "failed": failed[0], "requests": len(lat),
+                                         "req_per_s": round(len(lat) / wall, 1)}
+        out["rss_mb_end"] = rss_mb(proc.pid)
+        return out
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--home", type=Path, required=True)
+    ap.add_argument("--modes", default="keyword,semantic,hybrid")
+    ap.add_argument("--max-queries", type=int, default=200)
+    ap.add_argument("--index", action="store_true", help="embed the bucket projects first")
+    ap.add_argument("--api", action="store_true", help="also measure the recall API under concurrency")
+    ap.add_argument("--api-requests", type=int, default=8, help="requests per client")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    home = args.home.resolve()
+    os.environ["HERMES_HOME"] = str(home)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from hermes_state import SessionDB
+
+    from hermes_side.search import SearchEngine
+
+    manifest, queries = load(home)
+    buckets = manifest["buckets"]
+    queries = queries[: args.max_queries]
+    engine = SearchEngine(home)
+    t0 = time.perf_counter()
+    engine.scope_map()
+    report: dict = {"load_avg": os.getloadavg(), "scope_map_cold_ms": round((time.perf_counter() - t0) * 1000, 1)}
+    t0 = time.perf_counter()
+    for _ in range(20):
+        engine.scope_map()
+    report["scope_map_warm_ms"] = round((time.perf_counter() - t0) * 1000 / 20, 2)
+    if args.index:
+        report["indexing"] = build_index_for(home, engine, list(dict.fromkeys(buckets.values())))
+    modes = [m for m in args.modes.split(",") if m]
+    rows = []
+    for name, pid in buckets.items():
+        qs = [q for q in queries if pid in q["projects"]]
+        for mode in modes:
+            r = time_engine(engine, qs, pid, mode)
+            rows.append({"scope": name, "messages": manifest["bucket_sizes"][name], "mode": mode, **r})
+            print(f"{name:>5} {mode:>8}: p50 {r['p50_ms']:7.1f} ms  p95 {r['p95_ms']:7.1f} ms  {r['semantic_status']}",
+                  file=sys.stderr)
+    db = SessionDB(db_path=home / "state.db")
+    texts = list(dict.fromkeys(q["text"] for q in queries))
+    hermes = time_hermes(db, texts)
+    db.close()
+    report.update({"rows": rows, "hermes_search_messages": hermes})
+    if args.api:
+        report["api"] = api_bench(home, queries, buckets, args.api_requests)
+    print_table(report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, default=str))
+
+
+def print_table(report: dict) -> None:
+    h = report["hermes_search_messages"]
+    print(f"\nload average at start: {report['load_avg']}; scope map cold {report['scope_map_cold_ms']} ms, "
+          f"warm {report['scope_map_warm_ms']} ms")
+    print("\n| scope | messages | mode | p50 ms | p95 ms | p95 ÷ Hermes p95 |")
+    print("|---|---|---|---|---|---|")
+    for r in report["rows"]:
+        print(f"| {r['scope']} | {r['messages']:,} | {r['mode']} | {r['p50_ms']} | {r['p95_ms']} | "
+              f"{r['p95_ms'] / h['p95_ms']:.2f} |")
+    print(f"| all (unscoped) | 1M | Hermes search_messages | {h['p50_ms']} | {h['p95_ms']} | 1.00 |")
+    print(f"\nHermes returned nothing for {h['empty_results']} of {h['n']} queries.")
+    if "indexing" in report:
+        print(f"indexing: {report['indexing']}")
+    if "api" in report:
+        api = report["api"]
+        print("\n| API clients | p50 ms | p95 ms | req/s | failed |\n|---|---|---|---|---|")
+        for c in (1, 8, 32):
+            r = api[f"clients_{c}"]
+            print(f"| {c} | {r['p50_ms']} | {r['p95_ms']} | {r['req_per_s']} | {r['failed']}/{r['requests']} |")
+        print(f"API RSS: {api['rss_mb_after_warmup']} MB after warm-up, {api['rss_mb_end']} MB at the end")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,483 @@
+"""``project_history_search`` in keyword mode, dispatched through Hermes' real tool pipeline.
+
+Fixtures are written by Hermes' own SessionDB / projects_db; the current session id reaches the
+handler only as the ``session_id`` kwarg, as in the agent loop.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import re
+import time
+from datetime import datetime
+
+import pytest
+
+from tests.hermes.world import call_tool, call_tool_raw, shared_world
+
+DAY = 86400
+
+
+def search(sid: str, query: str, **extra) -> dict:
+    return call_tool("project_history_search", {"query": query, "mode": "keyword", **extra}, sid)
+
+
+def hit_ids(out: dict) -> list[str]:
+    return [r["session_id"] for r in out["results"]]
+
+
+def in_session_context(session_id: str, fn):
+    """Run ``fn`` as inside a gateway/api_server turn (Hermes' session ContextVars set)."""
+    from gateway.session_context import set_session_vars
+
+    def run():
+        set_session_vars(platform="api_server", session_key="agent:main:test", session_id=session_id)
+        return fn()
+
+    return contextvars.copy_context().run(run)
+
+
+@pytest.fixture
+def proj(world, loaded_plugin):
+    """One explicit project folder with the plugin loaded."""
+    folder = world.folder("hermes")
+    world.pid = world.project("Hermes", folder)
+    return folder
+
+
+class TestNaturalLanguageQuestions:
+    QUESTION = "what did we decide about the deploy script?"
+
+    def test_finds_what_hermes_own_search_returns_nothing_for(self, world, proj):
+        decided = world.session("we decided the deploy script should use rsync --delete", "noted", cwd=proj)
+        world.session("lunch options near the office", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+
+        # Hermes' own search ANDs every word of the question (on a writable handle, FTS enabled) ...
+        assert world.db.search_messages(self.QUESTION) == []
+        assert world.db.search_messages("deploy script") != []
+        # ... ours answers the question.
+        out = search(cur, self.QUESTION)
+        assert hit_ids(out) == [decided]
+        assert ">>>deploy<<<" in out["results"][0]["snippet"]
+
+    def test_cjk_question_hermes_misses_is_answered(self, world, proj):
+        mig = world.session("数据库迁移方案：先加列，再回填，最后删旧列", "好的", cwd=proj)
+        cur = world.session("你好", cwd=proj)
+
+        assert world.db.search_messages("上次数据库迁移怎么定的") == []
+        assert hit_ids(search(cur, "上次数据库迁移怎么定的")) == [mig]
+
+    def test_the_conversation_matching_more_of_the_question_ranks_first(self, world, proj):
+        weak = world.session("a script for the unit tests", cwd=proj)
+        strong = world.session("the deploy script now runs rsync before the restart", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+
+        assert hit_ids(search(cur, self.QUESTION))[:2] == [strong, weak]
+
+    def test_words_with_accents_are_found(self, world, proj):
+        fr = world.session("le déploiement est prévu pour jeudi", cwd=proj)
+        cur = world.session("salut", cwd=proj)
+
+        assert hit_ids(search(cur, "déploiement")) == [fr]
+
+    def test_words_with_an_apostrophe_are_found(self, world, proj):
+        rev = world.session("O'Brien reviewed the migration", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+
+        assert hit_ids(search(cur, "O'Brien")) == [rev]
+
+
+class TestScope:
+    def test_explicit_project_covers_all_its_folders_and_nothing_else(self, world, loaded_plugin):
+        code, notes, elsewhere = world.folder("hermes"), world.folder("notes/hermes"), world.folder("other")
+        pid = world.project("Hermes", code, notes)
+        in_code = world.session("kestrel rollout plan", cwd=code / "src")
+        in_notes = world.session("kestrel rollout retro", cwd=notes)
+        world.session("kestrel rollout elsewhere", cwd=elsewhere)
+        cur = world.session("hello", cwd=code)
+
+        out = search(cur, "kestrel rollout", limit=10)
+
+        assert out["project"]["kind"] == "explicit" and out["project"]["id"] == pid
+        assert sorted(hit_ids(out)) == sorted([in_code, in_notes])
+        assert out["sessions_in_scope"] == 3
+
+    def test_folder_that_only_shares_a_prefix_is_another_place(self, world, loaded_plugin):
+        repo, repo2 = world.folder("repo"), world.folder("repo2")
+        world.project("Repo", repo)
+        world.session("kestrel rollout in repo2", cwd=repo2)
+        cur = world.session("hello", cwd=repo)
+
+        out = search(cur, "kestrel")
+
+        assert out["results"] == [] and out["sessions_in_scope"] == 1
+
+    def test_nested_projects_do_not_see_each_other(self, world, loaded_plugin):
+        mono, pkg = world.folder("mono"), world.folder("mono/pkg")
+        world.project("Mono", mono)
+        world.project("Pkg", pkg)
+        in_mono = world.session("kestrel in the monorepo root", cwd=mono / "docs")
+        in_pkg = world.session("kestrel in the package", cwd=pkg)
+        cur_mono = world.session("hello", cwd=mono)
+        cur_pkg = world.session("hello", cwd=pkg / "src")
+
+        assert hit_ids(search(cur_mono, "kestrel")) == [in_mono]
+        assert hit_ids(search(cur_pkg, "kestrel")) == [in_pkg]
+
+    def test_auto_repo_scope_covers_the_repo_only(self, world, loaded_plugin):
+        repo, other = world.repo("tool"), world.repo("other")
+        in_repo = world.session("kestrel parser", cwd=world.folder("tool/src"))
+        world.session("kestrel parser elsewhere", cwd=other)
+        cur = world.session("hello", cwd=repo)
+
+        out = search(cur, "kestrel")
+
+        assert out["project"]["kind"] == "auto"
+        assert hit_ids(out) == [in_repo]
+
+    def test_home_scope_sees_other_home_sessions_but_no_project_or_repo(self, world, loaded_plugin):
+        proj, repo = world.folder("proj"), world.repo("repo")
+        world.project("Proj", proj)
+        plain_a, plain_b = world.folder("scratch-a"), world.folder("scratch-b")
+        home_hit = world.session("kestrel shopping list", cwd=plain_b)
+        world.session("kestrel in a project", cwd=proj)
+        world.session("kestrel in a repo", cwd=repo)
+        cur = world.session("hello", cwd=plain_a)
+
+        out = search(cur, "kestrel", limit=10)
+
+        assert out["project"] == {"kind": "home"}
+        assert hit_ids(out) == [home_hit]
+
+
+class TestCurrentConversationIsExcluded:
+    def test_own_messages_never_come_back(self, world, proj):
+        other = world.session("kestrel migration notes", cwd=proj)
+        cur = world.session("kestrel migration notes, but this is the live chat", cwd=proj)
+
+        out = search(cur, "kestrel migration")
+
+        assert hit_ids(out) == [other]
+        assert out["sessions_in_scope"] == 2
+
+    def test_which_session_is_current_comes_from_the_session_id_kwarg(self, world, proj):
+        a = world.session("kestrel alpha", cwd=proj)
+        b = world.session("kestrel beta", cwd=proj)
+
+        assert hit_ids(search(a, "kestrel")) == [b]
+        assert hit_ids(search(b, "kestrel")) == [a]
+
+    def test_the_kwarg_wins_over_the_gateway_session_context(self, world, proj):
+        a = world.session("kestrel alpha", cwd=proj)
+        b = world.session("kestrel beta", cwd=proj)
+
+        # HERMES_SESSION_ID can be stale on later gateway turns; the kwarg is the agent's own id.
+        out = in_session_context(b, lambda: search(a, "kestrel"))
+
+        assert hit_ids(out) == [b]
+
+    def test_without_the_kwarg_the_session_context_names_the_current_session(self, world, proj):
+        a = world.session("kestrel alpha", cwd=proj)
+        b = world.session("kestrel beta", cwd=proj)
+
+        assert hit_ids(in_session_context(b, lambda: search(None, "kestrel"))) == [a]
+
+    def test_earlier_segments_of_the_current_compression_lineage_are_excluded(self, world, proj):
+        other = world.session("kestrel elsewhere", cwd=proj)
+        root = world.session("kestrel before compression", cwd=proj)
+        mid = world.compress(root, "kestrel in the middle")
+        tip = world.compress(mid, "kestrel at the tip")
+
+        out = search(tip, "kestrel", limit=10)
+
+        assert hit_ids(out) == [other]
+        assert out["sessions_in_scope"] == 2
+
+
+class TestOneResultPerConversation:
+    def test_compression_lineage_is_one_result_titled_by_its_root(self, world, proj):
+        root = world.session("kestrel schema first draft", cwd=proj, title="Schema design")
+        child = world.compress(root, "kestrel schema final version")
+        assert world.db.get_session(child)["cwd"] is None
+        cur = world.session("hello", cwd=proj)
+
+        out = search(cur, "kestrel schema", limit=10)
+
+        assert len(out["results"]) == 1
+        assert out["results"][0]["session_id"] in (root, child)
+        assert out["results"][0]["title"] == "Schema design"
+        assert out["sessions_in_scope"] == 2  # the lineage and the current conversation
+
+    def test_many_matching_messages_in_one_session_are_one_result(self, world, proj):
+        chatty = world.session(*[f"kestrel note number {i}" for i in range(8)], cwd=proj)
+        quiet = world.session("one kestrel mention", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+
+        assert sorted(hit_ids(search(cur, "kestrel", limit=10))) == sorted([chatty, quiet])
+
+    def test_branch_is_its_own_conversation(self, world, proj):
+        parent = world.session("kestrel original line", cwd=proj)
+        world.db.end_session(parent, "branched")
+        branch = world.session("kestrel branched line", parent=parent, cwd=proj,
+                               model_config={"_branched_from": parent})
+        cur = world.session("hello", cwd=proj)
+
+        assert sorted(hit_ids(search(cur, "kestrel", limit=10))) == sorted([parent, branch])
+
+
+CJK_CASES = [
+    ("蓝绿部署", "我们最后选了蓝绿部署，回滚更快"),  # ≥3 chars: trigram index
+    ("数据库迁移怎么做的", "数据库迁移先加列再回填"),  # question words stripped
+    ("部署", "我们最后选了蓝绿部署，回滚更快"),  # 2 chars: LIKE
+    ("库", "数据库迁移先加列再回填"),  # 1 char: LIKE
+    ("스크립트", "배포 스크립트를 고쳤다"),
+    ("デプロイ", "デプロイ手順を更新した"),
+    ("deploy 灰度发布", "deploy 时用灰度发布"),  # mixed
+]
+
+
+@pytest.fixture(scope="class")
+def cjk_world(tmp_path_factory):
+    with shared_world(tmp_path_factory.mktemp("cjk")) as w:
+        proj = w.folder("proj")
+        w.project("Proj", proj)
+        w.hits = {stored: w.session(stored, cwd=proj) for stored in dict.fromkeys(s for _, s in CJK_CASES)}
+        w.session("无关的内容 unrelated text", cwd=proj)
+        w.cur = w.session("你好", cwd=proj)
+        yield w
+
+
+class TestCjkOfAnyLength:
+    @pytest.mark.parametrize(("query", "stored"), CJK_CASES)
+    def test_found(self, cjk_world, query, stored):
+        out = search(cjk_world.cur, query)
+
+        assert hit_ids(out) == [cjk_world.hits[stored]]
+        assert ">>>" in out["results"][0]["snippet"]
+
+
+class TestWhatIsNotHistory:
+    def test_rewound_messages_are_skipped(self, world, proj):
+        sid = world.session("kestrel kept message", "reply", cwd=proj)
+        taken_back = world.db.append_message(sid, "user", "kestrel zeppelin taken back")
+        world.db.append_message(sid, "assistant", "zeppelin answer also rewound")
+        world.db.rewind_to_message(sid, taken_back)
+        cur = world.session("hello", cwd=proj)
+
+        assert search(cur, "zeppelin")["results"] == []
+        assert hit_ids(search(cur, "kestrel kept")) == [sid]
+
+    def test_archived_sessions_are_skipped(self, world, proj):
+        gone = world.session("kestrel archived talk", cwd=proj)
+        kept = world.session("kestrel live talk", cwd=proj)
+        world.db.set_session_archived(gone, True)
+        cur = world.session("hello", cwd=proj)
+
+        assert hit_ids(search(cur, "kestrel", limit=10)) == [kept]
+
+    @pytest.mark.parametrize("source", ["subagent", "tool"])
+    def test_machinery_sessions_are_skipped(self, world, proj, source):
+        world.session("kestrel delegated work", cwd=proj, source=source)
+        kept = world.session("kestrel human talk", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+
+        assert hit_ids(search(cur, "kestrel", limit=10)) == [kept]
+
+    def test_tool_output_rows_are_not_conversation(self, world, proj):
+        sid = world.session("run it", cwd=proj)
+        world.db.append_message(sid, "tool", "kestrel output of a shell command", tool_name="terminal")
+        cur = world.session("hello", cwd=proj)
+
+        assert search(cur, "kestrel")["results"] == []
+
+    def test_compacted_originals_stay_searchable_but_the_summary_row_is_not_returned(self, world, proj):
+        sid = world.session("kestrel capacity planning details", "we chose three replicas", cwd=proj)
+        world.db.archive_and_compact(sid, [{
+            "role": "user",
+            "content": "[CONTEXT COMPACTION — REFERENCE ONLY] kestrel capacity planning: three replicas",
+        }])
+        cur = world.session("hello", cwd=proj)
+
+        out = search(cur, "kestrel capacity replicas", limit=10)
+
+        assert hit_ids(out) == [sid]
+        hit = world.db.get_messages(sid, include_inactive=True)
+        original_ids = {m["id"] for m in hit if not m["content"].startswith("[CONTEXT COMPACTION")}
+        assert out["results"][0]["message_id"] in original_ids
+        assert "CONTEXT COMPACTION" not in out["results"][0]["snippet"]
+
+    def test_legacy_context_summary_rows_are_not_returned(self, world, proj):
+        sid = world.session("[CONTEXT SUMMARY]: kestrel summary of an old conversation", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+
+        assert sid and search(cur, "kestrel")["results"] == []
+
+
+@pytest.fixture(scope="class")
+def dated_world(tmp_path_factory):
+    with shared_world(tmp_path_factory.mktemp("dated")) as w:
+        proj, now = w.folder("proj"), time.time()
+        w.project("Proj", proj)
+        w.jan = w.session("kestrel in january", cwd=proj, ts=datetime(2025, 1, 15, 12).timestamp())
+        w.mar = w.session("kestrel in march", cwd=proj, ts=datetime(2025, 3, 15, 14, 30).timestamp())
+        w.may = w.session("kestrel in may", cwd=proj, ts=datetime(2025, 5, 15, 12).timestamp())
+        w.hours = w.session("kestrel two hours ago", cwd=proj, ts=now - 2 * 3600)
+        w.days = w.session("kestrel three days ago", cwd=proj, ts=now - 3 * DAY)
+        w.month = w.session("kestrel last month", cwd=proj, ts=now - 30 * DAY)
+        w.cur = w.session("hello", cwd=proj)
+        yield w
+
+
+class TestTimeRange:
+    @pytest.mark.parametrize(("bounds", "expected"), [
+        ({"after": "2025-02-01", "before": "2025-12-31"}, ["mar", "may"]),
+        ({"before": "2025-02-01"}, ["jan"]),
+        ({"after": "2025-02-01", "before": "2025-04-01"}, ["mar"]),
+        ({"after": "2025-03-15T14:00", "before": "2025-03-15T15:00"}, ["mar"]),
+        ({"after": "7d"}, ["hours", "days"]),
+        ({"after": "24h"}, ["hours"]),
+        ({"after": "60d", "before": "7d"}, ["month"]),
+    ])
+    def test_bounds(self, dated_world, bounds, expected):
+        out = search(dated_world.cur, "kestrel", limit=10, **bounds)
+
+        assert sorted(hit_ids(out)) == sorted(getattr(dated_world, name) for name in expected)
+
+    def test_when_shows_the_message_time(self, dated_world):
+        out = search(dated_world.cur, "kestrel", after="2025-03-01", before="2025-04-01")
+
+        assert out["results"][0]["when"] == "2025-03-15 14:30"
+
+
+@pytest.fixture(scope="class")
+def twelve_world(tmp_path_factory):
+    with shared_world(tmp_path_factory.mktemp("twelve")) as w:
+        proj = w.folder("proj")
+        w.project("Proj", proj)
+        for i in range(12):
+            w.session(f"kestrel conversation {i}", cwd=proj)
+        w.cur = w.session("hello", cwd=proj)
+        yield w
+
+
+class TestLimit:
+    @pytest.mark.parametrize(("limit", "count"), [(None, 3), (1, 1), (5, 5), (10, 10), (50, 10), (0, 1),
+                                                  (-3, 1), ("5", 5)])
+    def test_limit_counts_conversations_clamped_to_one_through_ten(self, twelve_world, limit, count):
+        extra = {} if limit is None else {"limit": limit}
+        out = search(twelve_world.cur, "kestrel", **extra)
+        assert len(out["results"]) == count
+        assert len(set(hit_ids(out))) == count
+
+
+@pytest.fixture(scope="class")
+def pq_world(tmp_path_factory):
+    with shared_world(tmp_path_factory.mktemp("pq")) as w:
+        p, q = w.folder("p"), w.folder("q")
+        w.project("P", p)
+        w.project("Q", q)
+        w.session("the shared word kestrel, said in P", cwd=p)
+        w.session("kestrel, and the secret codename xylophonist, said only in Q", cwd=q, title="Q secrets")
+        w.session("机密 only in Q", cwd=q)
+        w.cur = w.session("hello from P", cwd=p)
+        yield w
+
+
+class TestPrivacy:
+    """Project P's session never returns project Q's messages."""
+
+    def test_q_only_word_finds_nothing_from_p(self, pq_world):
+        raw = call_tool_raw("project_history_search", {"query": "xylophonist", "mode": "keyword"}, pq_world.cur)
+        out = json.loads(raw)
+        assert out["success"] is True and out["results"] == []
+        assert "xylophonist" not in raw  # not in any snippet or title
+
+    def test_shared_word_returns_only_p(self, pq_world):
+        raw = call_tool_raw("project_history_search", {"query": "kestrel xylophonist", "mode": "keyword",
+                                                       "limit": 10}, pq_world.cur)
+        out = json.loads(raw)
+        assert [r["snippet"] for r in out["results"]] == ["the shared word >>>kestrel<<<, said in P"]
+        assert "xylophonist" not in raw and "Q secrets" not in raw
+        assert out["sessions_in_scope"] == 2
+
+    def test_cjk_like_fallback_is_scoped_too(self, pq_world):
+        assert search(pq_world.cur, "机密")["results"] == []
+
+
+class TestResultShape:
+    def test_seed_result_shape(self, world, proj):
+        sid = world.session("kestrel rollout decided on friday", cwd=proj, title="Rollout")
+        cur = world.session("hello", cwd=proj)
+
+        out = search(cur, "kestrel rollout")
+
+        assert out["success"] is True and out["mode"] == "keyword"
+        assert out["project"]["kind"] == "explicit" and out["project"]["id"] == world.pid
+        assert out["project"]["name"] == "Hermes"
+        assert isinstance(out["sessions_in_scope"], int)
+        (row,) = out["results"]
+        assert row["session_id"] == sid and row["link"] == f"@session:{sid}"
+        assert row["title"] == "Rollout" and row["score_source"] == "keyword"
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", row["when"])
+        assert ">>>kestrel<<<" in row["snippet"] and ">>>rollout<<<" in row["snippet"]
+
+    def test_message_id_points_at_the_matching_message(self, world, proj):
+        sid = world.session("opening line", "kestrel is in the second message", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+
+        row = search(cur, "kestrel")["results"][0]
+
+        stored = {m["id"]: m for m in world.db.get_messages(sid)}
+        assert "kestrel" in stored[row["message_id"]]["content"]
+        assert row["role"] == "assistant"
+
+    def test_long_message_snippet_is_a_window_around_the_hit(self, world, proj):
+        world.session("filler " * 300 + "kestrel appears late" + " tail" * 300, cwd=proj)
+        cur = world.session("hello", cwd=proj)
+
+        snippet = search(cur, "kestrel")["results"][0]["snippet"]
+
+        assert ">>>kestrel<<<" in snippet and len(snippet) < 400
+
+    def test_multimodal_message_shows_its_text(self, world, proj):
+        sid = world.session(cwd=proj)
+        world.db.append_message(sid, "user", [
+            {"type": "text", "text": "kestrel architecture diagram attached"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+        ])
+        cur = world.session("hello", cwd=proj)
+
+        (row,) = search(cur, "kestrel diagram")["results"]
+
+        assert row["session_id"] == sid
+        assert row["snippet"] == ">>>kestrel<<< architecture >>>diagram<<< attached"
+
+    def test_multimodal_json_plumbing_is_not_searchable_text(self, world, proj):
+        sid = world.session(cwd=proj)
+        world.db.append_message(sid, "user", [
+            {"type": "text", "text": "kestrel architecture diagram attached"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+        ])
+        cur = world.session("hello", cwd=proj)
+
+        assert search(cur, "image_url base64")["results"] == []
+
+    def test_no_match_says_so(self, world, proj):
+        world.session("something else entirely", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+
+        out = search(cur, "kestrel")
+
+        assert out["success"] is True and out["results"] == [] and out["message"]
+
+    def test_title_set_after_a_search_is_shown(self, world, proj):
+        sid = world.session("kestrel talk", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+        for _ in range(2):  # the scope cache is built and settled
+            assert search(cur, "kestrel")["results"][0]["title"] == ""
+
+        world.db.set_session_title(sid, "Kestrel planning")
+
+        assert search(cur, "kestrel")["results"][0]["title"] == "Kestrel planning"

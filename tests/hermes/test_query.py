@@ -1,0 +1,173 @@
+"""Turning what a person typed into search terms, and validating tool arguments. Pure functions.
+
+What a user notices: a natural-language question finds the message (its scaffolding words are not
+required), CJK text of any length is searchable, no input can be parsed as FTS5 syntax, and bad
+arguments come back as a clear error rather than a guess.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+import pytest
+
+from hermes_side.query import MAX_QUERY_CHARS, QueryError, fts_quote, like_pattern, parse_query, trigrams
+from hermes_side.request import RequestError, parse_search_args
+
+NOW = datetime(2026, 9, 10, 12, 0).timestamp()
+
+
+class TestNaturalLanguageQuestions:
+    def test_question_scaffolding_is_dropped_and_content_words_kept(self):
+        pq = parse_query("what did we decide about the deploy script?")
+        assert set(pq.words) == {"decide", "deploy", "script"}
+
+    def test_words_are_lower_cased_and_deduplicated(self):
+        assert parse_query("Deploy deploy DEPLOY").words == ("deploy",)
+
+    def test_a_question_made_only_of_stop_words_still_searches_something(self):
+        assert not parse_query("what is it?").empty
+
+    def test_numbers_survive_even_when_short(self):
+        assert "7" in parse_query("error 7 again").words
+
+
+class TestCjkQueries:
+    def test_long_run_goes_to_the_trigram_index_without_question_words(self):
+        pq = parse_query("上次数据库迁移怎么定的")
+        assert pq.cjk_long == ("数据库迁移",)
+        assert pq.words == ()
+
+    def test_two_character_word_goes_to_like(self):
+        pq = parse_query("部署")
+        assert pq.cjk_short == ("部署",) and pq.cjk_long == ()
+
+    def test_single_character_is_searched_when_it_is_all_there_is(self):
+        assert parse_query("库").cjk_short == ("库",)
+
+    def test_mixed_latin_and_cjk_keeps_both(self):
+        pq = parse_query("deploy 蓝绿部署")
+        assert pq.words == ("deploy",) and pq.cjk_long == ("蓝绿部署",)
+
+    def test_korean_and_japanese_are_cjk_runs(self):
+        assert parse_query("배포 스크립트").cjk_long == ("스크립트",)
+        assert parse_query("デプロイ手順").cjk_long == ("デプロイ手順",)
+
+    def test_trigrams_cover_the_run(self):
+        assert trigrams("数据库迁移") == ["数据库", "据库迁", "库迁移"]
+
+
+HOSTILE = ["foo AND (", '"unbalanced', "NEAR(", "col:val", "*", "-x", "a OR", "NOT", "^start",
+           "x + y", "{a b}", 'say "hi', "a' OR 1=1 --", "数据库 AND (", "部署\"", "\x00nul", "(((", ")"]
+
+
+class TestNoInputIsFtsSyntax:
+    """Every term reaches FTS5 double-quoted; whatever was typed, the MATCH string is valid."""
+
+    @pytest.fixture
+    def fts(self):
+        conn = sqlite3.connect(":memory:")
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(c)")
+        conn.execute("CREATE VIRTUAL TABLE g USING fts5(c, tokenize='trigram')")
+        conn.execute("INSERT INTO t VALUES ('foo near col val unbalanced x start')")
+        conn.execute("INSERT INTO g VALUES ('数据库迁移')")
+        yield conn
+        conn.close()
+
+    @pytest.mark.parametrize("raw", HOSTILE)
+    def test_match_expression_parses(self, fts, raw):
+        pq = parse_query(raw)
+        if pq.words:
+            fts.execute("SELECT count(*) FROM t WHERE t MATCH ?", (" OR ".join(map(fts_quote, pq.words)),))
+        grams = [g for run in pq.cjk_long for g in trigrams(run)]
+        if grams:
+            fts.execute("SELECT count(*) FROM g WHERE g MATCH ?", (" OR ".join(map(fts_quote, grams)),))
+
+    def test_operator_words_are_searched_as_words(self, fts):
+        pq = parse_query("NEAR(")
+        hits = fts.execute("SELECT count(*) FROM t WHERE t MATCH ?", (" OR ".join(map(fts_quote, pq.words)),))
+        assert hits.fetchone()[0] == 1
+
+    def test_quote_inside_a_term_is_escaped(self):
+        assert fts_quote('a"b') == '"a""b"'
+
+    @pytest.mark.parametrize(("term", "text", "matches"), [
+        ("50%", "uptime was 50% today", True),
+        ("50%", "uptime was 500 today", False),
+        ("a_b", "name a_b here", True),
+        ("a_b", "name axb here", False),
+        ("c:\\x", "path c:\\x here", True),
+    ])
+    def test_like_wildcards_in_the_query_are_literal(self, term, text, matches):
+        conn = sqlite3.connect(":memory:")
+        got = conn.execute("SELECT ? LIKE ? ESCAPE '\\'", (text, like_pattern(term))).fetchone()[0]
+        assert bool(got) is matches
+
+    def test_overlong_query_is_refused_before_parsing(self):
+        with pytest.raises(QueryError) as err:
+            parse_query("x" * (MAX_QUERY_CHARS + 1))
+        assert err.value.code == "query_too_long"
+
+
+class TestLimit:
+    @pytest.mark.parametrize(("given", "used"), [
+        (None, 3), (1, 1), (3, 3), (10, 10), (0, 1), (-5, 1), (11, 10), (500, 10), ("7", 7), (4.9, 4),
+    ])
+    def test_limit_is_clamped_to_one_through_ten(self, given, used):
+        args = {"query": "x"} if given is None else {"query": "x", "limit": given}
+        assert parse_search_args(args, now=NOW).limit == used
+
+    @pytest.mark.parametrize("bad", [True, False, "abc", [3], {"n": 3}, float("nan"), "1e999"])
+    def test_non_numbers_are_refused(self, bad):
+        with pytest.raises(RequestError):
+            parse_search_args({"query": "x", "limit": bad}, now=NOW)
+
+
+class TestArguments:
+    @pytest.mark.parametrize("args", [
+        {"query": 123}, {"query": None}, {}, {"query": ["a"]}, {"query": ""}, {"query": "   \t\n"},
+        {"query": "\x00"}, {"query": "x", "mode": "fuzzy"}, {"query": "x", "mode": 1},
+        {"query": "x", "colour": "red"}, {"query": "x", "session_id": "someone-else"}, "query=x",
+    ])
+    def test_bad_arguments_are_refused_with_a_code(self, args):
+        with pytest.raises(RequestError) as err:
+            parse_search_args(args, now=NOW)
+        assert err.value.code and str(err.value)
+
+    def test_mode_defaults_to_hybrid(self):
+        assert parse_search_args({"query": "x"}, now=NOW).mode == "hybrid"
+
+    @pytest.mark.parametrize("mode", ["hybrid", "keyword", "semantic"])
+    def test_every_seed_mode_is_accepted(self, mode):
+        assert parse_search_args({"query": "x", "mode": mode}, now=NOW).mode == mode
+
+    def test_overlong_query_has_its_own_code(self):
+        with pytest.raises(RequestError) as err:
+            parse_search_args({"query": "x" * 100_000}, now=NOW)
+        assert err.value.code == "query_too_long"
+
+
+class TestTimeRange:
+    @pytest.mark.parametrize(("text", "seconds_ago"), [
+        ("7d", 7 * 86400), ("24h", 24 * 3600), ("2w", 14 * 86400), (" 3D ", 3 * 86400),
+    ])
+    def test_relative_spans_count_back_from_now(self, text, seconds_ago):
+        assert parse_search_args({"query": "x", "after": text}, now=NOW).after == NOW - seconds_ago
+
+    def test_iso_date_and_datetime(self):
+        req = parse_search_args({"query": "x", "after": "2026-09-01", "before": "2026-09-02T14:30"}, now=NOW)
+        assert req.after == datetime(2026, 9, 1).timestamp()
+        assert req.before == datetime(2026, 9, 2, 14, 30).timestamp()
+
+    def test_empty_bounds_mean_no_bound(self):
+        req = parse_search_args({"query": "x", "after": "", "before": None}, now=NOW)
+        assert req.after is None and req.before is None
+
+    @pytest.mark.parametrize("args", [
+        {"after": "last tuesday"}, {"before": 20260901}, {"after": "2026-13-45"},
+        {"after": "2026-09-02", "before": "2026-09-01"}, {"after": "1d", "before": "7d"},
+    ])
+    def test_unreadable_or_empty_ranges_are_refused(self, args):
+        with pytest.raises(RequestError):
+            parse_search_args({"query": "x", **args}, now=NOW)
