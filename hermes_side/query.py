@@ -84,9 +84,14 @@ def _has_surrogates(text: str) -> bool:
 
 
 def fold(word: str) -> str:
-    """Lower-case without diacritics, as unicode61 indexes it ('Déploiement' → 'deploiement')."""
-    decomposed = unicodedata.normalize("NFKD", word.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    """Lower-case without diacritics on Latin letters, as unicode61 indexes it ('Déploiement' →
+    'deploiement'). Other scripts are left whole: decomposing Hangul or voiced kana would break them."""
+    out = []
+    for ch in word.lower():
+        if "\u00c0" <= ch <= "\u024f":
+            ch = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+        out.append(ch)
+    return "".join(out)
 
 
 def _strip_zh_stopwords(run: str) -> list[str]:

@@ -6,6 +6,7 @@ benchmarks, so every surface scopes and formats results the same way.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import sqlite3
@@ -14,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from . import hermes_db
 from .fusion import rrf
@@ -63,11 +66,44 @@ def public_place(place: dict[str, Any], projects: Sequence[dict[str, Any]]) -> d
             "slug": project.get("slug"), "primary_path": project.get("primary_path")}
 
 
+class ScopeMessageIds:
+    """Sorted message ids of a scope's sessions, cached and extended as new messages arrive."""
+
+    def __init__(self, size: int = 64) -> None:
+        self._cache: dict[str, tuple[np.ndarray, int, frozenset[str]]] = {}
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, conn: sqlite3.Connection, session_ids: Sequence[str], max_id: int) -> np.ndarray:
+        key = hashlib.blake2b("\n".join(sorted(session_ids)).encode("utf-8", "surrogatepass"),
+                              digest_size=16).hexdigest()
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is not None and cached[1] == max_id:
+            return cached[0]
+        if cached is None:
+            members = frozenset(session_ids)
+            rows = conn.execute("SELECT id FROM messages WHERE session_id IN (SELECT value FROM json_each(?))"
+                                " AND id <= ? ORDER BY id", (json.dumps(sorted(members)), max_id)).fetchall()
+            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        else:
+            ids, seen, members = cached
+            new = [r[0] for r in conn.execute("SELECT id, session_id FROM messages WHERE id > ? AND id <= ?",
+                                              (seen, max_id)) if r[1] in members]
+            ids = np.concatenate([ids, np.asarray(new, dtype=np.int64)]) if new else ids
+        with self._lock:
+            if len(self._cache) >= self._size:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = (ids, max_id, members)
+        return ids
+
+
 class SearchEngine:
     def __init__(self, home: Path, *, profile: str = "default") -> None:
         self.home = Path(home)
         self.profile = profile
         self.scopes = ScopeCache(self.home)
+        self.scope_messages = ScopeMessageIds()
         self._local = threading.local()
 
     # -- plumbing -----------------------------------------------------------------------
@@ -125,8 +161,7 @@ class SearchEngine:
              req: SearchRequest) -> tuple[list[dict[str, Any]], str | None]:
         """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status."""
         filters = Filters(ids, after=req.after, before=req.before)
-        kw: list[Hit] = keyword_search(self.connection(), pq, filters, limit=CANDIDATES) \
-            if mode in ("keyword", "hybrid") else []
+        kw: list[Hit] = self._keyword(pq, filters, place) if mode in ("keyword", "hybrid") else []
         status = None
         sem: list[tuple[int, str]] = []
         if mode in ("semantic", "hybrid"):
@@ -138,7 +173,7 @@ class SearchEngine:
                 sem = self._in_time_range(sem, req)
             if not sem and mode == "semantic" and status not in ("ready", "partial", "indexing"):
                 # The seed's failure table: keyword results still come back.
-                kw = keyword_search(self.connection(), pq, filters, limit=CANDIDATES)
+                kw = self._keyword(pq, filters, place)
         session_of = {h.message_id: h.session_id for h in kw} | dict(sem)
         kw_ids = {h.message_id for h in kw}
         sem_ids = {mid for mid, _ in sem}
@@ -149,6 +184,12 @@ class SearchEngine:
             "score_source": _source(mid in kw_ids, mid in sem_ids),
         } for mid, _ in fused]
         return ranked, status
+
+    def _keyword(self, pq: ParsedQuery, filters: Filters, place: dict[str, Any]) -> list[Hit]:
+        conn = self.connection()
+        max_id = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
+        scope_ids = self.scope_messages.get(conn, self.scope_map().sessions_in(place), max_id)
+        return keyword_search(conn, pq, filters, scope_ids=scope_ids, total=max(1, max_id), limit=CANDIDATES)
 
     def _in_time_range(self, hits: list[tuple[int, str]], req: SearchRequest) -> list[tuple[int, str]]:
         if not hits:

@@ -68,7 +68,7 @@ def test_every_turn_is_one_message(loaded):
     assert n_messages == len(turns) == corpus.turn_counts[CONV] == corpus.message_count()
     n_locomo_sessions = sum(1 for k in raw if re.fullmatch(r"session_\d+", k) and raw[k])
     assert n_sessions == n_locomo_sessions == len(corpus.sessions)
-    for (conv, n), sid in corpus.sessions.items():
+    for (_conv, n), sid in corpus.sessions.items():
         assert counts[sid] == len(raw[f"session_{n}"])
 
 

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from tests.hermes.world import call_tool, call_tool_raw, shared_world
+from tests.hermes.world import PLUGIN, call_tool, call_tool_raw, shared_world
 
 NO_CONTEXT = "No project context (no working directory recorded)"
 NO_OTHERS = "No other sessions in this project"
@@ -256,6 +256,36 @@ class TestMoveFailures:
         self.move(w, w.pid_live, sid="no-such-session")
 
 
+@pytest.fixture(scope="class")
+def semantic_off_world(tmp_path_factory):
+    with shared_world(tmp_path_factory.mktemp("semantic-off")) as w:
+        proj = w.folder("proj")
+        w.project("Proj", proj)
+        w.hit = w.session("the kestrel deploy script uses rsync", cwd=proj)
+        w.cur = w.session("hello", cwd=proj)
+        yield w
+
+
+class TestSemanticHalfDown:
+    """Seed §7: whatever state the embedding half is in, the keyword results still come back."""
+
+    @pytest.mark.parametrize(("embedding", "status"), [
+        ({"enabled": False}, "disabled"),
+        ({"provider": "openai", "base_url": "http://127.0.0.1:9/v1"}, "consent_required"),  # nothing sent
+        ({"chunk_sise": 128}, "unavailable"),  # a typo in config.yaml
+    ])
+    @pytest.mark.parametrize("mode", ["hybrid", "semantic"])
+    def test_keyword_results_still_returned(self, semantic_off_world, embedding, status, mode):
+        w = semantic_off_world
+        cfg = {"plugins": {"enabled": [PLUGIN], PLUGIN: {"embedding": embedding}}}
+        (w.home / "config.yaml").write_text(json.dumps(cfg))
+
+        out = call_tool("project_history_search", {"query": "kestrel deploy", "mode": mode}, w.cur)
+
+        assert out["success"] is True and out["semantic_status"] == status
+        assert hit_ids(out) == [w.hit] and out["results"][0]["score_source"] == "keyword"
+
+
 SEARCH_BAD_ARGS = [
     pytest.param({"query": "kestrel", "colour": "red"}, id="unknown-extra-argument"),
     pytest.param({"query": "kestrel", "session_id": "s001"}, id="session-id-is-not-an-argument"),
@@ -338,3 +368,30 @@ class TestBadArgumentsGetAClearError:
 
         assert "Tool execution failed" not in raw
         assert json.loads(raw)["success"] is True
+
+
+class TestHermesWritingAtTheSameTime:
+    def test_search_answers_from_the_last_commit_while_a_write_is_open(self, world, loaded_plugin):
+        import sqlite3
+        import time
+
+        proj = world.folder("proj")
+        world.project("Proj", proj)
+        committed = world.session("kestrel committed", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+        writer = sqlite3.connect(world.home / "state.db", timeout=1, isolation_level=None)
+        try:
+            writer.execute("BEGIN IMMEDIATE")  # what SessionDB._execute_write holds while writing
+            writer.execute("INSERT INTO sessions (id, source, cwd, started_at) VALUES ('open', 'cli', ?, ?)",
+                           (str(proj), time.time()))
+            writer.execute("INSERT INTO messages (session_id, role, content, timestamp, active)"
+                           " VALUES ('open', 'user', 'kestrel not committed yet', ?, 1)", (time.time(),))
+
+            during = search(cur, "kestrel")
+
+            writer.execute("COMMIT")
+        finally:
+            writer.close()
+
+        assert during["success"] is True and hit_ids(during) == [committed]
+        assert sorted(hit_ids(search(cur, "kestrel"))) == sorted([committed, "open"])

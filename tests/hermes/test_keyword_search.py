@@ -217,6 +217,17 @@ class TestOneResultPerConversation:
 
         assert sorted(hit_ids(search(cur, "kestrel", limit=10))) == sorted([chatty, quiet])
 
+    def test_one_chatty_conversation_does_not_crowd_out_the_others(self, world, proj):
+        world.session(*[f"kestrel kestrel status update {i}" for i in range(60)], cwd=proj)
+        quiet = [world.session(f"a single kestrel mention among other words, number {i}", cwd=proj)
+                 for i in range(4)]
+        cur = world.session("hello", cwd=proj)
+
+        out = search(cur, "kestrel", limit=5)
+
+        assert len(out["results"]) == 5
+        assert set(quiet) <= set(hit_ids(out))
+
     def test_branch_is_its_own_conversation(self, world, proj):
         parent = world.session("kestrel original line", cwd=proj)
         world.db.end_session(parent, "branched")
@@ -256,6 +267,11 @@ class TestCjkOfAnyLength:
 
         assert hit_ids(out) == [cjk_world.hits[stored]]
         assert ">>>" in out["results"][0]["snippet"]
+
+    def test_long_question_with_the_key_term_at_the_end(self, cjk_world):
+        query = "请帮我找找关于生产环境部署脚本回滚流程以及灰度发布配置文件变更记录里面数据库迁移方案"
+
+        assert cjk_world.hits["数据库迁移先加列再回填"] in hit_ids(search(cjk_world.cur, query, limit=10))
 
 
 class TestWhatIsNotHistory:
@@ -464,6 +480,23 @@ class TestResultShape:
 
         assert search(cur, "image_url base64")["results"] == []
 
+    @pytest.mark.parametrize(("text", "query"), [
+        ("数据库迁移先加列，截图见附件", "数据库迁移"),
+        ("デプロイ手順を更新した", "デプロイ"),
+        ("배포 스크립트를 고쳤다", "스크립트"),
+        ("部署失败的截图", "部署"),
+        ("le déploiement a échoué, capture jointe", "déploiement"),
+    ])
+    def test_non_ascii_text_of_a_multimodal_message_is_found(self, world, proj, text, query):
+        sid = world.session(cwd=proj)
+        world.db.append_message(sid, "user", [
+            {"type": "text", "text": text},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+        ])
+        cur = world.session("hello", cwd=proj)
+
+        assert hit_ids(search(cur, query)) == [sid]
+
     def test_no_match_says_so(self, world, proj):
         world.session("something else entirely", cwd=proj)
         cur = world.session("hello", cwd=proj)
@@ -481,3 +514,63 @@ class TestResultShape:
         world.db.set_session_title(sid, "Kestrel planning")
 
         assert search(cur, "kestrel")["results"][0]["title"] == "Kestrel planning"
+
+
+class TestFreshness:
+    """A Hermes process keeps the plugin loaded for days: every search sees the current state."""
+
+    def settle(self, cur: str) -> None:
+        for _ in range(2):  # the scope cache is built and settled
+            search(cur, "kestrel")
+
+    def test_new_session_and_new_message_are_found(self, world, proj):
+        first = world.session("kestrel first", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+        self.settle(cur)
+
+        later = world.session("kestrel later", cwd=proj)
+        world.db.append_message(first, "assistant", "zeppelin added afterwards")
+
+        assert sorted(hit_ids(search(cur, "kestrel"))) == sorted([first, later])
+        assert hit_ids(search(cur, "zeppelin")) == [first]
+
+    def test_session_archived_after_a_search_disappears(self, world, proj):
+        gone = world.session("kestrel soon archived", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+        self.settle(cur)
+
+        world.db.set_session_archived(gone, True)
+
+        assert search(cur, "kestrel")["results"] == []
+
+    def test_folder_added_to_a_project_takes_effect(self, world, loaded_plugin):
+        from hermes_cli import projects_db
+
+        a, x = world.folder("a"), world.folder("x")
+        pid = world.project("A", a)
+        in_a = world.session("kestrel in a", cwd=a)
+        cur = world.session("hello", cwd=x)
+        self.settle(cur)
+        assert search(cur, "kestrel")["project"] == {"kind": "home"}
+
+        conn = projects_db.connect(world.home / "projects.db")
+        projects_db.add_folder(conn, pid, str(x))
+        conn.close()
+
+        out = search(cur, "kestrel")
+        assert out["project"]["id"] == pid and hit_ids(out) == [in_a]
+
+    def test_project_archived_after_a_search_no_longer_scopes(self, world, loaded_plugin):
+        from hermes_cli import projects_db
+
+        a = world.folder("a")
+        pid = world.project("A", a)
+        world.session("kestrel in a", cwd=a)
+        cur = world.session("hello", cwd=a)
+        self.settle(cur)
+
+        conn = projects_db.connect(world.home / "projects.db")
+        projects_db.archive_project(conn, pid)
+        conn.close()
+
+        assert search(cur, "kestrel")["project"] == {"kind": "home"}

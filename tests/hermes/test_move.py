@@ -196,6 +196,21 @@ class TestNextSearchUsesTheNewPlace:
 
         assert out["cwd"] == str(desk) and w.db.get_session(cur)["cwd"] == str(desk)
 
+    @pytest.mark.parametrize("where", ["notes/daily", "repoA/src"])
+    def test_to_home_never_lands_in_a_project(self, two_projects, user_home, where):
+        import json
+
+        w = two_projects
+        configured = w.folder(where)  # inside project Notes / inside repo A
+        cfg = json.loads((w.home / "config.yaml").read_text())
+        (w.home / "config.yaml").write_text(json.dumps({**cfg, "terminal": {"cwd": str(configured)}}))
+        cur = w.session("hello", cwd=w.notes)
+
+        out = move(cur, "")
+
+        assert out["success"] is True and out["project"] == {"kind": "home"}
+        assert search(cur, "kestrel")["project"] == {"kind": "home"}
+
     def test_back_from_home_into_a_project(self, two_projects):
         w = two_projects
         cur = w.session("hello", cwd=w.notes)

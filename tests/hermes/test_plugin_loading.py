@@ -73,6 +73,18 @@ class TestEntryPoint:
     def test_both_tools_dispatch(self, world, loaded_plugin):
         exercise_both_tools(world)
 
+    @pytest.mark.parametrize("platform", ["cli", "api_server", "telegram"])
+    def test_offered_to_the_model_by_default(self, loaded_plugin, platform):
+        import model_tools
+        from hermes_cli.config import load_config
+        from hermes_cli.tools_config import _get_platform_tools
+
+        toolsets = _get_platform_tools(load_config(), platform)
+        assert "project_history" in toolsets  # no `hermes tools` opt-in needed
+
+        offered = model_tools.get_tool_definitions(enabled_toolsets=["project_history"], quiet_mode=True)
+        assert sorted(d["function"]["name"] for d in offered) == sorted(TOOL_NAMES)
+
     def test_schemas_are_the_seeds(self, loaded_plugin):
         from tools.registry import registry
 

@@ -59,6 +59,16 @@ def rows(db: Path, table: str) -> dict:
         conn.close()
 
 
+def every_table(db: Path) -> dict[str, list]:
+    """Every table of the database, rows in storage order (FTS shadow tables included)."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {n: conn.execute(f'SELECT * FROM "{n}"').fetchall() for n in names}
+    finally:
+        conn.close()
+
+
 @pytest.fixture
 def corpus(world, loaded_plugin):
     """Two projects, a repo without a project, a lineage, CJK, archived and rewound rows."""
@@ -147,10 +157,14 @@ class TestMoveWritesOnlyWhereItMust:
         w = corpus
         sessions, messages, projects = self.snapshot(w.home)
         projects_hash = file_hashes(w.home)["projects.db"]
+        tables = every_table(w.home / "state.db")
 
         out = call_tool("project_session_move", {"project_id": w.pid_b}, w.tip)
 
         assert out["success"] is True
+        tables2 = every_table(w.home / "state.db")
+        assert [t for t in tables if tables[t] != tables2.get(t)] == ["sessions"]
+        assert tables2.keys() == tables.keys()
         sessions2, messages2, projects2 = self.snapshot(w.home)
         changed = self.diff(sessions, sessions2)
         assert set(changed) == {w.root, w.tip}

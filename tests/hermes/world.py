@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import shutil
 import subprocess
@@ -30,7 +31,9 @@ def empty_state_db(dest: Path) -> None:
     if not _STATE_TEMPLATE:
         from hermes_state import SessionDB
 
-        template = Path(tempfile.mkdtemp(prefix="recall-state-template-")) / "state.db"
+        template_dir = tempfile.mkdtemp(prefix="recall-state-template-")
+        atexit.register(shutil.rmtree, template_dir, True)
+        template = Path(template_dir) / "state.db"
         SessionDB(db_path=template).close()
         _STATE_TEMPLATE.append(template)
     shutil.copyfile(_STATE_TEMPLATE[0], dest)
