@@ -33,10 +33,11 @@ from .query import ParsedQuery, fold, fts_quote, trigrams
 
 log = logging.getLogger(__name__)
 
-CAP_PER_TERM = 5000  # newest matching rowids fetched per term
+ROWID_BUDGET = 10_000  # newest matching rowids fetched over all terms of a query
+MIN_PER_TERM = 1000
 SCAN_SCOPE_MAX = 3000  # scopes up to this many messages are scored whole
 RECENT_FALLBACK = 5000  # substring-only terms in a large scope: newest messages looked at
-CANDIDATES_MAX = 300  # candidates read and scored with BM25
+CANDIDATES_MAX = 200  # candidates read and scored with BM25
 PER_CONVERSATION = 3  # hits kept per session in the ranked list
 MAX_GRAMS = 16
 K1, B, AVG_TOKENS = 1.2, 0.75, 30.0
@@ -90,6 +91,25 @@ class Term:
 
     kind: str  # "word" | "gram" | "sub"
     text: str
+    raw: str = ""  # the word as typed (lower-cased), when folding changed it
+
+    def needles(self) -> list[str]:
+        """Substrings a raw ``content`` holding this term must contain (for SQL ``instr``).
+
+        Hermes stores multimodal messages as JSON with ``\\uXXXX`` escapes, so non-ASCII terms
+        also look for their escaped spelling.
+        """
+        base = stem(self.text) if self.kind == "word" else self.text
+        spellings = {base, self.raw} - {""}
+        return sorted(spellings | {_escaped(x) for x in spellings if not x.isascii()})
+
+    def escaped_phrase(self) -> str | None:
+        """The FTS5 phrase that finds this term inside Hermes' escaped multimodal JSON."""
+        source = self.raw or self.text
+        if source.isascii():
+            return None
+        tokens = _TOKEN.findall(_escaped(source))
+        return fts_quote(" ".join(tokens)) if tokens else None
 
     def fts(self) -> tuple[str, str] | None:
         if self.kind == "word":
@@ -108,8 +128,13 @@ class Term:
         return folded.count(self.text)
 
 
+def _escaped(text: str) -> str:
+    return json.dumps(text)[1:-1].lower()
+
+
 def query_terms(query: ParsedQuery) -> list[Term]:
-    terms = [Term("word", w) for w in query.words]
+    typed = {fold(t): t.lower() for t in _TOKEN.findall(query.text)}
+    terms = [Term("word", w, typed.get(w, w) if typed.get(w, w) != w else "") for w in query.words]
     grams = [trigrams(run) for run in query.cjk_long]
     # Spread the gram budget over every run, so the end of a long question still counts.
     per_run = max(1, MAX_GRAMS // max(1, len(grams)))
@@ -120,20 +145,28 @@ def query_terms(query: ParsedQuery) -> list[Term]:
     return terms
 
 
-def _tokens(text: str) -> tuple[Counter, str, int]:
+@dataclass(frozen=True)
+class Doc:
+    message_id: int
+    session_id: str
+    tokens: Counter
+    folded: str
+    length: int
+
+
+def make_doc(message_id: int, session_id: str, text: str) -> Doc:
     folded = fold(text)
     tokens = Counter(_TOKEN.findall(_CJK_CHAR.sub(" ", folded)))
     length = sum(tokens.values()) + len(_CJK_CHAR.findall(folded)) // 2
-    return tokens, folded, max(1, length)
+    return Doc(message_id, session_id, tokens, folded, max(1, length))
 
 
-def bm25(text: str, terms: Sequence[Term], idf: dict[Term, float]) -> float:
-    tokens, folded, length = _tokens(text)
+def bm25(doc: Doc, terms: Sequence[Term], idf: dict[Term, float]) -> float:
     score = 0.0
     for term in terms:
-        tf = term.count(tokens, folded)
+        tf = term.count(doc.tokens, doc.folded)
         if tf:
-            score += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / AVG_TOKENS))
+            score += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * doc.length / AVG_TOKENS))
     return score
 
 
@@ -141,25 +174,33 @@ def _idf(df: int, total: int) -> float:
     return math.log(1 + (total - df + 0.5) / (df + 0.5))
 
 
-def _term_rowids(conn: sqlite3.Connection, term: Term) -> np.ndarray:
+def _term_rowids(conn: sqlite3.Connection, term: Term, cap: int) -> np.ndarray:
     table, match = term.fts()  # type: ignore[misc]
+    return _fts_rowids(conn, table, match, cap)
+
+
+def _fts_rowids(conn: sqlite3.Connection, table: str, match: str, cap: int) -> np.ndarray:
     rows = conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
-                        (match, CAP_PER_TERM)).fetchall()
+                        (match, cap)).fetchall()
     return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
 
-def _read(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters) -> list[tuple[int, str, str]]:
+def _read(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
+          prefilter: Sequence[str] = ()) -> list[Doc]:
     where, params = filters.sql()
+    extra = ""
+    if prefilter:  # substring test in SQL, so only rows that can score cross into Python
+        extra = " AND (" + " OR ".join("instr(lower(m.content), ?) > 0" for _ in prefilter) + ")"
+        params = [*params, *prefilter]
     rows = conn.execute(
         f"SELECT m.id, m.session_id, m.content FROM messages m JOIN sessions s ON s.id = m.session_id"
-        f" WHERE m.id IN (SELECT value FROM json_each(?)) AND {where}",
+        f" WHERE m.id IN (SELECT value FROM json_each(?)) AND {where}{extra}",
         [json.dumps([int(i) for i in ids]), *params]).fetchall()
-    return [(r[0], r[1], message_text(r[2])) for r in rows]
+    return [make_doc(r[0], r[1], message_text(r[2])) for r in rows]
 
 
-def _rank(rows: list[tuple[int, str, str]], terms: Sequence[Term], idf: dict[Term, float],
-          limit: int) -> list[Hit]:
-    scored = sorted(((bm25(text, terms, idf), mid, sid) for mid, sid, text in rows), key=lambda t: (-t[0], -t[1]))
+def _rank(docs: list[Doc], terms: Sequence[Term], idf: dict[Term, float], limit: int) -> list[Hit]:
+    scored = sorted(((bm25(d, terms, idf), d.message_id, d.session_id) for d in docs), key=lambda t: (-t[0], -t[1]))
     per_session: Counter = Counter()
     hits: list[Hit] = []
     for score, mid, sid in scored:
@@ -173,16 +214,17 @@ def _rank(rows: list[tuple[int, str, str]], terms: Sequence[Term], idf: dict[Ter
 
 
 def _scan(conn, scope_ids: np.ndarray, terms, filters, total, limit) -> list[Hit]:
-    """Score every (recent) message of the scope directly: small scopes, substring terms, or no FTS."""
-    rows = _read(conn, scope_ids[-RECENT_FALLBACK:], filters)
-    df = Counter()
-    for _, _, text in rows:
-        tokens, folded, _ = _tokens(text)
+    """Score the scope's newest messages directly: small scopes, CJK words under three characters,
+    or no usable FTS. Only messages containing a term are read; idf comes from the window."""
+    window = scope_ids[-RECENT_FALLBACK:]
+    docs = _read(conn, window, filters, sorted({n for t in terms for n in t.needles()}))
+    df: Counter = Counter()
+    for doc in docs:
         for term in terms:
-            df[term] += term.count(tokens, folded) > 0
-    scale = total / max(1, len(rows))  # document frequency in the scope, projected to the profile
+            df[term] += term.count(doc.tokens, doc.folded) > 0
+    scale = total / max(1, len(window))  # document frequency in the scope, projected to the profile
     idf = {t: _idf(int(df[t] * scale), total) for t in terms}
-    return _rank(rows, terms, idf, limit)
+    return _rank(docs, terms, idf, limit)
 
 
 def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *,
@@ -194,23 +236,29 @@ def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filter
     fts_terms = [t for t in terms if t.fts()]
     if len(scope_ids) <= SCAN_SCOPE_MAX or not fts_terms:
         return _scan(conn, scope_ids, terms, filters, total, limit)
+    cap = max(MIN_PER_TERM, ROWID_BUDGET // len(fts_terms))
     try:
-        matched = {t: _term_rowids(conn, t) for t in fts_terms}
+        matched = {t: _term_rowids(conn, t, cap) for t in fts_terms}
     except sqlite3.OperationalError as exc:
         # A malformed MATCH or an FTS table this Hermes lacks must not cost the answer.
         log.info("FTS query failed (%s); scanning recent messages instead", exc)
         return _scan(conn, scope_ids, terms, filters, total, limit)
     # A capped list means "at least this common": its idf is an upper bound, which is what matters.
-    idf = {t: _idf(len(ids) * (4 if len(ids) >= CAP_PER_TERM else 1), total) for t, ids in matched.items()}
+    idf = {t: _idf(len(ids) * (4 if len(ids) >= cap else 1), total) for t, ids in matched.items()}
+    escaped = [p for p in dict.fromkeys(t.escaped_phrase() for t in terms) if p]
+    if escaped:  # non-ASCII text inside multimodal JSON; BM25 on the decoded text decides later
+        alt = Term("sub", "\x00escaped")
+        matched[alt] = _fts_rowids(conn, "messages_fts", " OR ".join(escaped), cap)
+        idf[alt] = min(idf.values(), default=1.0)
     prescore: dict[int, float] = {}
     for term, ids in matched.items():
         for mid in ids[np.isin(ids, scope_ids, assume_unique=True)].tolist():
             prescore[mid] = prescore.get(mid, 0.0) + idf[term]
     best = sorted(prescore, key=lambda mid: (-prescore[mid], -mid))[:CANDIDATES_MAX]
-    rows = _read(conn, best, filters)
+    docs = _read(conn, best, filters)
     subs = [t for t in terms if not t.fts()]
     if subs:
-        rows += [r for r in _read(conn, scope_ids[-RECENT_FALLBACK:], filters)
-                 if r[0] not in prescore and any(s.text in fold(r[2]) for s in subs)]
-        idf.update({s: _idf(CAP_PER_TERM, total) for s in subs})
-    return _rank(rows, terms, idf, limit)
+        recent = scope_ids[-RECENT_FALLBACK:]
+        docs += _read(conn, recent[~np.isin(recent, best)], filters, sorted({n for t in subs for n in t.needles()}))
+        idf.update({t: _idf(cap, total) for t in subs})
+    return _rank(docs, terms, idf, limit)

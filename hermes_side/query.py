@@ -83,15 +83,22 @@ def _has_surrogates(text: str) -> bool:
     return any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
-def fold(word: str) -> str:
+def _latin_fold_table() -> dict[int, str]:
+    table = {}
+    for cp in range(0xC0, 0x250):
+        base = "".join(c for c in unicodedata.normalize("NFKD", chr(cp)) if not unicodedata.combining(c))
+        if base != chr(cp):
+            table[cp] = base
+    return table
+
+
+_LATIN_FOLD = _latin_fold_table()
+
+
+def fold(text: str) -> str:
     """Lower-case without diacritics on Latin letters, as unicode61 indexes it ('Déploiement' →
     'deploiement'). Other scripts are left whole: decomposing Hangul or voiced kana would break them."""
-    out = []
-    for ch in word.lower():
-        if "\u00c0" <= ch <= "\u024f":
-            ch = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
-        out.append(ch)
-    return "".join(out)
+    return text.lower().translate(_LATIN_FOLD)
 
 
 def _strip_zh_stopwords(run: str) -> list[str]:

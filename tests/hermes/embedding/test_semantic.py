@@ -1,0 +1,102 @@
+"""semantic_search over a real state.db with the real local model: statuses, cross-lingual
+recall, scope, and candidates re-checked against state.db."""
+
+from __future__ import annotations
+
+from hermes_side.embedding import build_index, semantic_search
+from hermes_side.embedding.catchup import wait_for_catch_up
+
+from .helpers import write_config
+
+
+def test_chinese_query_finds_chinese_and_english_paraphrase(history, settings, local_model):
+    zh = history.session("zh", "我们决定用 Alembic 做数据库迁移，脚本放在 migrations 目录")[0]
+    en = history.session("en", "We agreed that schema changes go through Alembic database migrations")[0]
+    history.session("noise", "我周末去爬山了，天气很好", "Pasta needs salted boiling water",
+                    "The cat sleeps on the sofa all afternoon", "明天的会议改到下午三点")
+    build_index(history.home, settings, embedder=local_model)
+    result = semantic_search(history.home, "数据库迁移怎么定的", ["zh", "en", "noise"], top_k=3)
+    assert result.status == "ready"
+    # e5-small is multilingual but small: the English paraphrase ranks in the top 3 of 6, behind
+    # the Chinese original and "明天的会议改到下午三点" ("the meeting was moved to 3pm").
+    assert result.hits[0][0] == zh
+    assert en in {h[0] for h in result.hits}
+    assert [h[2] for h in result.hits] == sorted((h[2] for h in result.hits), reverse=True)
+
+
+def test_scope_limits_hits_to_given_sessions(history, settings, local_model):
+    history.session("p", "deploy with docker compose")
+    history.session("q", "deploy with kubernetes helm charts")
+    build_index(history.home, settings, embedder=local_model)
+    result = semantic_search(history.home, "deployment", ["q"])
+    assert [h[1] for h in result.hits] == ["q"]
+    assert semantic_search(history.home, "deployment", []).hits == []
+
+
+def test_rewound_and_deleted_messages_are_never_returned(history, settings, local_model):
+    ids = history.session("s1", "the launch date is March 3", "noted: March 3",
+                          "no wait, the launch date is April 9", "noted: April 9")
+    history.session("s2", "launch date talk in another session")
+    build_index(history.home, settings, embedder=local_model)
+    history.db.rewind_to_message("s1", ids[2])
+    history.db.delete_session("s2")
+    # vectors for both are still in embeddings.db; the re-check against state.db drops them
+    result = semantic_search(history.home, "launch date", ["s1", "s2"], top_k=10, catch_up=False)
+    assert {h[0] for h in result.hits} == set(ids[:2])
+
+
+def test_partial_then_indexing_then_ready(history, settings, local_model):
+    history.session("s1", "first message about caching")
+    build_index(history.home, settings, embedder=local_model)
+    new = history.add("s1", "second message about redis caching")[0]
+    result = semantic_search(history.home, "redis", ["s1"], catch_up=False)
+    assert result.status == "partial" and "not indexed" in result.detail
+    assert new not in {h[0] for h in result.hits}  # the indexed part is still searchable
+    result = semantic_search(history.home, "redis", ["s1"])  # starts the background catch-up
+    assert result.status in ("indexing", "ready")
+    assert wait_for_catch_up(history.home, 60)
+    result = semantic_search(history.home, "redis", ["s1"])
+    assert result.status == "ready" and result.hits[0][0] == new
+
+
+def test_never_indexed_history_starts_catch_up(history):
+    history.session("s1", "hello world")
+    result = semantic_search(history.home, "hello", ["s1"])
+    assert (result.status, result.hits) == ("indexing", [])
+    wait_for_catch_up(history.home, 60)
+    assert semantic_search(history.home, "hello", ["s1"]).status == "ready"
+
+
+def test_disabled_and_missing_state(history, home):
+    write_config(home, {"enabled": False})
+    assert semantic_search(home, "x", ["s1"]).status == "disabled"
+    write_config(home, {})
+    (home / "state.db").unlink()
+    result = semantic_search(home, "x", ["s1"])
+    assert result.status == "unavailable" and "session database not found" in result.detail
+
+
+def test_empty_scope_is_ready_without_embedding_anything(history):
+    history.session("s1", "text")
+    assert semantic_search(history.home, "anything", [], catch_up=False).status == "ready"
+
+
+def test_a_running_index_elsewhere_reports_indexing(history, settings):
+    from hermes_side.embedding.runlock import hold_run
+
+    history.session("s1", "not indexed yet")
+    with hold_run(history.home, "local:multilingual-e5-small:384", None):  # e.g. `hermes recall index`
+        result = semantic_search(history.home, "indexed", ["s1"], catch_up=False)
+    assert result.status == "indexing"
+    assert semantic_search(history.home, "indexed", ["s1"], catch_up=False).status == "partial"
+
+
+def test_nothing_starts_in_the_background_without_a_search(history):
+    import threading
+
+    from hermes_side.embedding import index_status, load_settings
+
+    history.session("s1", "text")
+    load_settings(history.home)
+    index_status(history.home, {"p": ["s1"]})
+    assert not [t for t in threading.enumerate() if t.name.startswith("recall-")]

@@ -1,0 +1,68 @@
+"""int8 vector encoding and the incrementally refreshed in-memory matrix."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hermes_side.embedding import store
+from hermes_side.embedding.vectors import VectorIndex, decode, encode, score_rows
+
+
+def unit_rows(n: int, dim: int = 384, seed: int = 0) -> np.ndarray:
+    m = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def test_int8_roundtrip_keeps_cosine_within_0_003():
+    m = unit_rows(500)
+    q8, scales = decode(encode(m), 384)
+    assert q8.dtype == np.int8 and len(encode(m)[0]) == 4 + 384
+    query = m[3]
+    exact = m @ query
+    approx = score_rows(q8, scales, query)
+    assert np.abs(exact - approx).max() < 0.003
+    tenth = np.sort(exact)[-10]
+    assert all(exact[i] >= tenth - 0.005 for i in np.argsort(-approx)[:10])  # only near-ties swap
+    rows = np.array([5, 1, 400])
+    assert np.allclose(score_rows(q8, scales, query, rows), approx[rows])
+
+
+def insert(conn, fingerprint, session, message, vector, index=0):
+    row = store.ChunkRow(session, message, index, f"h{message}-{index}", encode(vector[None])[0])
+    store.write_batch(conn, fingerprint, len(vector), [row], [], {}, "256/32")
+
+
+def test_index_follows_appends_and_reloads_after_deletes(home):
+    conn = store.connect(home)
+    m = unit_rows(6)
+    for i in range(4):
+        insert(conn, "fp", "a" if i < 2 else "b", 100 + i, m[i])
+    insert(conn, "other", "a", 999, m[5])  # another fingerprint is never mixed in
+    index = VectorIndex(store.store_path(home), "fp")
+    index.refresh()
+    assert len(index) == 4
+    hits = index.search(m[2], ["a", "b"], 10)
+    assert hits[0][:2] == (102, "b") and len(hits) == 4
+    assert {h[0] for h in index.search(m[2], ["a"], 10)} == {100, 101}
+
+    insert(conn, "fp", "a", 104, m[4])
+    index.refresh()
+    assert len(index) == 5 and index.search(m[4], ["a"], 1)[0][0] == 104
+
+    store.delete_messages(conn, "fp", [100, 104])
+    index.refresh()
+    assert len(index) == 3
+    assert {h[0] for h in index.search(m[0], ["a", "b"], 10)} == {101, 102, 103}
+
+
+def test_chunk_hits_merge_to_messages_by_max_score(home):
+    conn = store.connect(home)
+    m = unit_rows(3)
+    insert(conn, "fp", "a", 1, m[0], index=0)
+    insert(conn, "fp", "a", 1, m[1], index=1)
+    insert(conn, "fp", "a", 2, m[2])
+    index = VectorIndex(store.store_path(home), "fp")
+    index.refresh()
+    hits = index.search(m[1], ["a"], 5)
+    assert [h[0] for h in hits] == [1, 2]
+    assert hits[0][2] > 0.99
