@@ -57,6 +57,17 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class KeywordResult:
+    hits: list[Hit]
+    # Words in more than COMMON_SHARE of the scope's messages (a project's own name, the user's
+    # name): they rank nothing here, and they drown the meaning of a semantic query too.
+    common_words: frozenset[str] = frozenset()
+
+
+COMMON_SHARE = 0.10
+
+
+@dataclass(frozen=True)
 class Filters:
     session_ids: Sequence[str]  # the scope, current conversation already removed
     after: float | None = None
@@ -199,6 +210,24 @@ def _read(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
     return [make_doc(r[0], r[1], message_text(r[2])) for r in rows]
 
 
+def _scope_share(matches: np.ndarray, in_scope: np.ndarray, scope_ids: np.ndarray) -> float:
+    """Share of the scope's messages holding a term. The matches are the newest ones (capped),
+    so count only over the part of the scope their id range covers, where none is missing."""
+    if not len(matches):
+        return 0.0
+    covered = scope_ids[scope_ids >= matches.min()]
+    return len(in_scope) / max(1, len(covered))
+
+
+def _drop_common(terms: Sequence[Term], share: dict[Term, float]) -> tuple[list[Term], frozenset[str]]:
+    """Drop words found in more than COMMON_SHARE of the scope, unless nothing would remain."""
+    common = [t for t in terms if t.kind == "word" and share.get(t, 0.0) > COMMON_SHARE]
+    kept = [t for t in terms if t not in common]
+    if not kept:
+        return list(terms), frozenset()
+    return kept, frozenset(t.raw or t.text for t in common)
+
+
 def _rank(docs: list[Doc], terms: Sequence[Term], idf: dict[Term, float], limit: int) -> list[Hit]:
     scored = sorted(((bm25(d, terms, idf), d.message_id, d.session_id) for d in docs), key=lambda t: (-t[0], -t[1]))
     per_session: Counter = Counter()
@@ -213,7 +242,7 @@ def _rank(docs: list[Doc], terms: Sequence[Term], idf: dict[Term, float], limit:
     return hits
 
 
-def _scan(conn, scope_ids: np.ndarray, terms, filters, total, limit) -> list[Hit]:
+def _scan(conn, scope_ids: np.ndarray, terms, filters, total, limit) -> KeywordResult:
     """Score the scope's newest messages directly: small scopes, CJK words under three characters,
     or no usable FTS. Only messages containing a term are read; idf comes from the window."""
     window = scope_ids[-RECENT_FALLBACK:]
@@ -222,17 +251,18 @@ def _scan(conn, scope_ids: np.ndarray, terms, filters, total, limit) -> list[Hit
     for doc in docs:
         for term in terms:
             df[term] += term.count(doc.tokens, doc.folded) > 0
+    kept, common = _drop_common(terms, {t: df[t] / max(1, len(window)) for t in terms})
     scale = total / max(1, len(window))  # document frequency in the scope, projected to the profile
-    idf = {t: _idf(int(df[t] * scale), total) for t in terms}
-    return _rank(docs, terms, idf, limit)
+    idf = {t: _idf(int(df[t] * scale), total) for t in kept}
+    return KeywordResult(_rank(docs, kept, idf, limit), common)
 
 
 def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *,
-                   scope_ids: np.ndarray, total: int, limit: int = 50) -> list[Hit]:
+                   scope_ids: np.ndarray, total: int, limit: int = 50) -> KeywordResult:
     """Best-first hits; ``scope_ids`` are the sorted message ids of the scope's sessions."""
     terms = query_terms(query)
     if not filters.session_ids or not terms or not len(scope_ids):
-        return []
+        return KeywordResult([])
     fts_terms = [t for t in terms if t.fts()]
     if len(scope_ids) <= SCAN_SCOPE_MAX or not fts_terms:
         return _scan(conn, scope_ids, terms, filters, total, limit)
@@ -243,22 +273,27 @@ def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filter
         # A malformed MATCH or an FTS table this Hermes lacks must not cost the answer.
         log.info("FTS query failed (%s); scanning recent messages instead", exc)
         return _scan(conn, scope_ids, terms, filters, total, limit)
+    in_scope = {t: ids[np.isin(ids, scope_ids, assume_unique=True)] for t, ids in matched.items()}
+    share = {t: _scope_share(matched[t], ids, scope_ids) for t, ids in in_scope.items()}
+    kept, common = _drop_common(terms, share)
     # A capped list means "at least this common": its idf is an upper bound, which is what matters.
-    idf = {t: _idf(len(ids) * (4 if len(ids) >= cap else 1), total) for t, ids in matched.items()}
-    escaped = [p for p in dict.fromkeys(t.escaped_phrase() for t in terms) if p]
+    idf = {t: _idf(len(matched[t]) * (4 if len(matched[t]) >= cap else 1), total) for t in kept if t in matched}
+    escaped = [p for p in dict.fromkeys(t.escaped_phrase() for t in kept) if p]
     if escaped:  # non-ASCII text inside multimodal JSON; BM25 on the decoded text decides later
         alt = Term("sub", "\x00escaped")
-        matched[alt] = _fts_rowids(conn, "messages_fts", " OR ".join(escaped), cap)
+        ids = _fts_rowids(conn, "messages_fts", " OR ".join(escaped), cap)
+        in_scope[alt] = ids[np.isin(ids, scope_ids, assume_unique=True)]
         idf[alt] = min(idf.values(), default=1.0)
     prescore: dict[int, float] = {}
-    for term, ids in matched.items():
-        for mid in ids[np.isin(ids, scope_ids, assume_unique=True)].tolist():
-            prescore[mid] = prescore.get(mid, 0.0) + idf[term]
+    for term, ids in in_scope.items():
+        if term in idf:
+            for mid in ids.tolist():
+                prescore[mid] = prescore.get(mid, 0.0) + idf[term]
     best = sorted(prescore, key=lambda mid: (-prescore[mid], -mid))[:CANDIDATES_MAX]
     docs = _read(conn, best, filters)
-    subs = [t for t in terms if not t.fts()]
+    subs = [t for t in kept if not t.fts()]
     if subs:
         recent = scope_ids[-RECENT_FALLBACK:]
         docs += _read(conn, recent[~np.isin(recent, best)], filters, sorted({n for t in subs for n in t.needles()}))
         idf.update({t: _idf(cap, total) for t in subs})
-    return _rank(docs, terms, idf, limit)
+    return KeywordResult(_rank(docs, kept, idf, limit), common)

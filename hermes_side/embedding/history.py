@@ -94,11 +94,24 @@ def still_eligible(conn: sqlite3.Connection, ids: Sequence[int]) -> set[int]:
     return {row[0] for row in conn.execute(sql, (json.dumps([int(i) for i in ids]),))}
 
 
+# Backlog size (ids above the marker) up to which walking the id range beats walking the scope's
+# sessions. Measured on 100k messages in 200 sessions: range 0.09 ms when current, 2 ms at 1k,
+# 109 ms at 100k; by session index 14 ms when current, 234 ms when nothing is indexed.
+_RANGE_WALK_LIMIT = 100_000
+
+
 def newest_per_session(conn: sqlite3.Connection, after: int, session_ids: Sequence[str]) -> dict[str, int]:
     """{session_id: newest eligible message id} for messages newer than ``after`` in scope.
-    Walks the id range above the index marker only, so it stays cheap once indexed."""
-    sql = (f"SELECT m.session_id, MAX(m.id) {_FROM} WHERE m.id > ? AND {ELIGIBLE_MESSAGE_SQL}{_IN_SCOPE}"
-           " GROUP BY m.session_id")
+    Once the index is current this reads only the few rows above the marker."""
+    if max_message_id(conn) - after <= _RANGE_WALK_LIMIT:
+        # "+" keeps SQLite off idx_messages_session; LIMIT -1 keeps the id-range subquery
+        # from being flattened into the GROUP BY (which would also pick that index).
+        sql = (f"SELECT session_id, MAX(id) FROM (SELECT m.id AS id, m.session_id AS session_id {_FROM}"
+               f" WHERE m.id > ? AND {ELIGIBLE_MESSAGE_SQL} AND +m.session_id IN (SELECT value FROM json_each(?))"
+               " LIMIT -1) GROUP BY session_id")
+    else:
+        sql = (f"SELECT m.session_id, MAX(m.id) {_FROM} WHERE m.id > ? AND {ELIGIBLE_MESSAGE_SQL}{_IN_SCOPE}"
+               " GROUP BY m.session_id")
     return dict(conn.execute(sql, (after, json.dumps(list(session_ids)))).fetchall())
 
 
