@@ -65,6 +65,7 @@ class KeywordResult:
 
 
 COMMON_SHARE = 0.10
+MIN_SCOPE_FOR_COMMON = 50
 
 
 @dataclass(frozen=True)
@@ -219,11 +220,14 @@ def _scope_share(matches: np.ndarray, in_scope: np.ndarray, scope_ids: np.ndarra
     return len(in_scope) / max(1, len(covered))
 
 
-def _drop_common(terms: Sequence[Term], share: dict[Term, float]) -> tuple[list[Term], frozenset[str]]:
-    """Drop words found in more than COMMON_SHARE of the scope, unless nothing would remain."""
+def _drop_common(terms: Sequence[Term], share: dict[Term, float], scope_size: int) -> tuple[list[Term], frozenset[str]]:
+    """Drop words found in more than COMMON_SHARE of the scope, unless the rest would find nothing
+    (or the scope is too small for "common" to mean anything)."""
+    if scope_size < MIN_SCOPE_FOR_COMMON:
+        return list(terms), frozenset()
     common = [t for t in terms if t.kind == "word" and share.get(t, 0.0) > COMMON_SHARE]
     kept = [t for t in terms if t not in common]
-    if not kept:
+    if not any(share.get(t, 0.0) > 0 for t in kept):
         return list(terms), frozenset()
     return kept, frozenset(t.raw or t.text for t in common)
 
@@ -251,7 +255,7 @@ def _scan(conn, scope_ids: np.ndarray, terms, filters, total, limit) -> KeywordR
     for doc in docs:
         for term in terms:
             df[term] += term.count(doc.tokens, doc.folded) > 0
-    kept, common = _drop_common(terms, {t: df[t] / max(1, len(window)) for t in terms})
+    kept, common = _drop_common(terms, {t: df[t] / max(1, len(window)) for t in terms}, len(window))
     scale = total / max(1, len(window))  # document frequency in the scope, projected to the profile
     idf = {t: _idf(int(df[t] * scale), total) for t in kept}
     return KeywordResult(_rank(docs, kept, idf, limit), common)
@@ -275,7 +279,7 @@ def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filter
         return _scan(conn, scope_ids, terms, filters, total, limit)
     in_scope = {t: ids[np.isin(ids, scope_ids, assume_unique=True)] for t, ids in matched.items()}
     share = {t: _scope_share(matched[t], ids, scope_ids) for t, ids in in_scope.items()}
-    kept, common = _drop_common(terms, share)
+    kept, common = _drop_common(terms, share, len(scope_ids))
     # A capped list means "at least this common": its idf is an upper bound, which is what matters.
     idf = {t: _idf(len(matched[t]) * (4 if len(matched[t]) >= cap else 1), total) for t in kept if t in matched}
     escaped = [p for p in dict.fromkeys(t.escaped_phrase() for t in kept) if p]
