@@ -16,6 +16,10 @@ import numpy as np
 from hermes_side.messages import ELIGIBLE_MESSAGE_SQL
 
 _FROM = "FROM messages m JOIN sessions s ON s.id = m.session_id"
+# The turn before, in the same session: embedded with the message as its context (see indexer).
+_PREVIOUS = ("(SELECT p.content FROM messages p WHERE p.session_id = m.session_id AND p.id < m.id"
+             " AND p.role IN ('user', 'assistant') AND (p.active = 1 OR p.compacted = 1)"
+             " ORDER BY p.id DESC LIMIT 1)")
 _IN_SCOPE = " AND m.session_id IN (SELECT value FROM json_each(?))"
 
 
@@ -54,10 +58,10 @@ def count_after(conn: sqlite3.Connection, after: int, upto: int, session_ids: Se
 
 def rows_after(
     conn: sqlite3.Connection, after: int, upto: int, session_ids: Sequence[str] | None, page: int = 256
-) -> Iterator[tuple[int, str, str]]:
-    """Eligible (id, session_id, content) with after < id <= upto, in id order, paged."""
+) -> Iterator[tuple[int, str, str, str | None]]:
+    """Eligible (id, session_id, content, previous turn's content) with after < id <= upto, in id order."""
     where, params = _scope(session_ids)
-    sql = (f"SELECT m.id, m.session_id, m.content {_FROM} WHERE m.id > ? AND m.id <= ?"
+    sql = (f"SELECT m.id, m.session_id, m.content, {_PREVIOUS} {_FROM} WHERE m.id > ? AND m.id <= ?"
            f" AND {ELIGIBLE_MESSAGE_SQL}{where} ORDER BY m.id LIMIT ?")
     while True:
         rows = conn.execute(sql, (after, upto, *params, page)).fetchall()
@@ -67,9 +71,11 @@ def rows_after(
         after = rows[-1][0]
 
 
-def rows_by_id(conn: sqlite3.Connection, ids: Sequence[int], page: int = 256) -> Iterator[tuple[int, str, str]]:
-    """Eligible (id, session_id, content) among ``ids`` (ascending), paged."""
-    sql = f"SELECT m.id, m.session_id, m.content {_FROM} WHERE m.id IN (SELECT value FROM json_each(?))" \
+def rows_by_id(
+    conn: sqlite3.Connection, ids: Sequence[int], page: int = 256
+) -> Iterator[tuple[int, str, str, str | None]]:
+    """Eligible (id, session_id, content, previous turn's content) among ``ids`` (ascending), paged."""
+    sql = f"SELECT m.id, m.session_id, m.content, {_PREVIOUS} {_FROM} WHERE m.id IN (SELECT value FROM json_each(?))" \
           f" AND {ELIGIBLE_MESSAGE_SQL} ORDER BY m.id"
     for start in range(0, len(ids), page):
         yield from conn.execute(sql, (json.dumps([int(i) for i in ids[start : start + page]]),))

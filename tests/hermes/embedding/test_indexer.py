@@ -66,7 +66,7 @@ def test_new_messages_are_picked_up_incrementally(history, settings, local_model
     history.session("new", "a brand new session", "with a reply")
     counting = Counting(local_model)
     stats = build_index(history.home, settings, embedder=counting, reconcile=False)
-    assert sorted(counting.passages) == sorted(["a new turn in an old session", "a brand new session", "with a reply"])
+    assert sorted(counting.messages) == sorted(["a new turn in an old session", "a brand new session", "with a reply"])
     assert stats.messages_scanned == 3
 
 
@@ -153,7 +153,7 @@ def test_reconcile_forgets_rewound_and_deleted_and_restores(history, settings, l
     history.db.restore_rewound("s1", ids[2])
     counting = Counting(local_model)
     build_index(history.home, settings, embedder=counting)
-    assert sorted(counting.passages) == ["rewind me", "rewound reply"]
+    assert sorted(counting.messages) == ["rewind me", "rewound reply"]
 
 
 def test_archived_sessions_wait_until_unarchived(history, settings, local_model):
@@ -174,7 +174,7 @@ def test_compaction_keeps_archived_turns_and_skips_the_summary(history, settings
         {"role": "assistant", "content": "[CONTEXT COMPACTION — REFERENCE ONLY] earlier: postgres chosen"}])
     counting = Counting(local_model)
     build_index(history.home, settings, embedder=counting)
-    assert sorted(counting.passages) == ["ok, postgres it is", "we picked postgres"]
+    assert sorted(counting.messages) == ["ok, postgres it is", "we picked postgres"]
 
 
 def test_session_scoped_run_marks_only_its_sessions(history, settings, local_model):
@@ -188,4 +188,4 @@ def test_session_scoped_run_marks_only_its_sessions(history, settings, local_mod
     assert semantic_search(history.home, "alpha", ["a"], catch_up=False).status == "partial"
     counting = Counting(local_model)
     build_index(history.home, settings, session_ids=["a"], embedder=counting, reconcile=False)
-    assert counting.passages == ["alpha three"]
+    assert counting.messages == ["alpha three"]
