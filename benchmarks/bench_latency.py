@@ -102,7 +102,7 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def api_bench(home: Path, queries: list[dict], buckets: dict[str, str], per_client: int) -> dict:
+def api_bench(home: Path, queries: list[dict], buckets: dict[str, str], per_client: int, bucket: str) -> dict:
     import httpx
 
     from tests.e2e.nonebot_proc import free_port
@@ -121,7 +121,7 @@ def api_bench(home: Path, queries: list[dict], buckets: dict[str, str], per_clie
                     break
             except httpx.HTTPError:
                 time.sleep(0.2)
-        big = buckets["100k"]
+        big = buckets[bucket]
         body = [{"query": q["text"], "mode": "hybrid", "limit": 3, "project": big} for q in queries]
         with httpx.Client(timeout=60) as c:  # warm: scope map, model, 100k-vector matrix
             for b in body[:5]:
@@ -168,6 +168,8 @@ def main() -> None:
     ap.add_argument("--modes", default="keyword,semantic,hybrid")
     ap.add_argument("--max-queries", type=int, default=200)
     ap.add_argument("--index", action="store_true", help="embed the bucket projects first")
+    ap.add_argument("--semantic-buckets", default="1k,10k,100k",
+                    help="buckets whose projects are embedded and measured in semantic/hybrid mode")
     ap.add_argument("--api", action="store_true", help="also measure the recall API under concurrency")
     ap.add_argument("--api-requests", type=int, default=8, help="requests per client")
     ap.add_argument("--json", type=Path)
@@ -190,13 +192,16 @@ def main() -> None:
     for _ in range(20):
         engine.scope_map()
     report["scope_map_warm_ms"] = round((time.perf_counter() - t0) * 1000 / 20, 2)
+    semantic_buckets = [b for b in args.semantic_buckets.split(",") if b in buckets]
     if args.index:
-        report["indexing"] = build_index_for(home, engine, list(dict.fromkeys(buckets.values())))
+        report["indexing"] = build_index_for(home, engine, list(dict.fromkeys(buckets[b] for b in semantic_buckets)))
     modes = [m for m in args.modes.split(",") if m]
     rows = []
     for name, pid in buckets.items():
         qs = [q for q in queries if pid in q["projects"]]
         for mode in modes:
+            if mode != "keyword" and name not in semantic_buckets:
+                continue
             r = time_engine(engine, qs, pid, mode)
             rows.append({"scope": name, "messages": manifest["bucket_sizes"][name], "mode": mode, **r})
             print(f"{name:>5} {mode:>8}: p50 {r['p50_ms']:7.1f} ms  p95 {r['p95_ms']:7.1f} ms  {r['semantic_status']}",
@@ -207,7 +212,7 @@ def main() -> None:
     db.close()
     report.update({"rows": rows, "hermes_search_messages": hermes})
     if args.api:
-        report["api"] = api_bench(home, queries, buckets, args.api_requests)
+        report["api"] = api_bench(home, queries, buckets, args.api_requests, semantic_buckets[-1])
     print_table(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))

@@ -38,7 +38,7 @@ MIN_PER_TERM = 1000
 SCAN_SCOPE_MAX = 3000  # scopes up to this many messages are scored whole
 RECENT_FALLBACK = 5000  # substring-only terms in a large scope: newest messages looked at
 CANDIDATES_MAX = 200  # candidates read and scored with BM25
-PER_CONVERSATION = 3  # hits kept per session in the ranked list
+PER_CONVERSATION = 8  # hits kept per session in the ranked list (LoCoMo dev: 3 → 8 = +0.03 recall@10)
 MAX_GRAMS = 16
 K1, B, AVG_TOKENS = 1.2, 0.75, 30.0
 

@@ -89,10 +89,23 @@ def connect(home: Path) -> sqlite3.Connection:
     path = store_path(home)
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
+    _ensure_wal(conn)
     conn.execute("PRAGMA synchronous=NORMAL")
     _migrate(conn)
     return conn
+
+
+def _ensure_wal(conn: sqlite3.Connection, timeout: float = 30.0) -> None:
+    """Switch to WAL once. The switch needs an exclusive lock and SQLite does not apply the busy
+    timeout to it, so a second opener while the first creates the file retries here."""
+    deadline = time.monotonic() + timeout
+    while conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
