@@ -179,11 +179,17 @@ class SearchEngine:
     # -- ranking ------------------------------------------------------------------------
     def rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
              req: SearchRequest) -> tuple[list[dict[str, Any]], str | None]:
+        ranked, outcome = self._rank(pq, mode, place, ids, req)
+        return ranked, outcome.status if outcome else None
+
+    def _rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
+              req: SearchRequest) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
         """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status."""
         filters = Filters(ids, after=req.after, before=req.before)
         keyword = self._keyword(pq, filters, place)
         kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
         status = None
+        outcome: SemanticOutcome | None = None
         sem: list[tuple[int, str]] = []
         if mode in ("semantic", "hybrid"):
             projects = [place["id"]] if place["kind"] == "explicit" else [place["kind"]]
@@ -206,7 +212,7 @@ class SearchEngine:
             "score_source": _source(mid in kw_ids, mid in sem_ids),
         } for mid, _ in fused]
         ranked = with_replies(self.connection(), ranked)
-        return ranked, status
+        return ranked, outcome
 
     def _keyword(self, pq: ParsedQuery, filters: Filters, place: dict[str, Any]) -> KeywordResult:
         conn = self.connection()
@@ -257,7 +263,8 @@ class SearchEngine:
         if not ids:
             return {**base, "results": [], "message": NO_OTHERS if session_id else "No sessions in this project",
                     "sessions_in_scope": in_scope}
-        ranked, status = self.rank(pq, req.mode, place, ids, req)
+        ranked, outcome = self._rank(pq, req.mode, place, ids, req)
+        status = outcome.status if outcome else None
         best = group_by_conversation(ranked, smap.root_of, req.limit)
         messages = self._messages([h["message_id"] for h in best])
         terms = [*pq.highlight_terms(), *(g for run in pq.cjk_long for g in trigrams(run))]
@@ -275,6 +282,14 @@ class SearchEngine:
         out = {**base, "results": results, "sessions_in_scope": in_scope}
         if status is not None:
             out["semantic_status"] = status
+        if status == "consent_required":
+            project_key = place.get("id") or place["kind"]
+            out["consent"] = {
+                "reason": outcome.detail if outcome else "",
+                "ask_user": "Semantic search would send this project's history to a remote embedding "
+                            "provider. Ask the user; only if they agree, run: "
+                            f"hermes recall consent grant --projects {project_key}",
+            }
         if not results:
             out["message"] = "No matching messages in this project"
         return out

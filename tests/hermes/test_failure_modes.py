@@ -284,6 +284,10 @@ class TestSemanticHalfDown:
 
         assert out["success"] is True and out["semantic_status"] == status
         assert hit_ids(out) == [w.hit] and out["results"][0]["score_source"] == "keyword"
+        # Only a remote provider needs consent, and then the agent is told how to ask for it.
+        assert ("consent" in out) is (status == "consent_required")
+        if status == "consent_required":
+            assert "hermes recall consent grant --projects p_" in out["consent"]["ask_user"]
 
 
 SEARCH_BAD_ARGS = [
