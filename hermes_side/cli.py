@@ -71,6 +71,12 @@ def _projects_provider(home: Path) -> dict[str, list[str]]:
     return {pid: info["session_ids"] for pid, info in project_sessions(home).items()}
 
 
+def _project_names(home: Path) -> dict[str, str]:
+    from .status import project_sessions
+
+    return {pid: info["name"] for pid, info in project_sessions(home).items()}
+
+
 def _register_optional() -> None:
     """Subcommands whose modules carry heavier imports register lazily."""
     try:
@@ -84,8 +90,10 @@ def _register_optional() -> None:
             setup = getattr(emb_cli, f"setup_{name}", None)
             run = getattr(emb_cli, f"run_{name}", None)
             if setup and run:
-                if name != "consent":
+                if name == "index":
                     run = functools.partial(run, projects_provider=_projects_provider)
+                elif name == "status":
+                    run = functools.partial(run, projects_provider=_projects_provider, project_names=_project_names)
                 SUBCOMMANDS[name] = (help_text, setup, run)
     from . import demo
 

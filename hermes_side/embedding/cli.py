@@ -169,7 +169,8 @@ def setup_status(parser: argparse.ArgumentParser) -> None:
 
 
 def run_status(args: argparse.Namespace, *, projects_provider: ProjectsProvider | None = None,
-               home: Path | None = None, profile: str | None = None) -> None:
+               home: Path | None = None, profile: str | None = None,
+               project_names: Callable[[Path], dict[str, str]] | None = None) -> None:
     home = _home(home)
     _settings(home)  # report config errors with the config exit code
     if projects_provider is not None:
@@ -187,12 +188,12 @@ def run_status(args: argparse.Namespace, *, projects_provider: ProjectsProvider 
     if getattr(args, "json", False):
         print(json.dumps(status, indent=2, ensure_ascii=False))
     else:
-        _print_status(status)
+        _print_status(status, project_names(home) if project_names else {})
     if status.get("error"):
         sys.exit(EXIT_FAILED)
 
 
-def _print_status(status: dict) -> None:
+def _print_status(status: dict, names: dict[str, str] | None = None) -> None:
     if status.get("error") and not status.get("fingerprint"):
         print(f"Error: {status['error']}")
         return
@@ -203,7 +204,7 @@ def _print_status(status: dict) -> None:
     if status.get("error"):
         print(f"Error: {status['error']}")
     for key, p in status["projects"].items():
-        name = "all sessions" if key == ALL_PROJECTS else key
+        name = "all sessions" if key == ALL_PROJECTS else (f"{names[key]} ({key})" if names and key in names else key)
         print(f"  {name}: {p['indexed_messages']}/{p['messages']} messages indexed, {p['chunks']} chunks, "
               f"{p['sessions']} sessions - {p['state']}"
               f"{'' if p['consent'] == 'not_needed' else ', consent ' + p['consent']}")
