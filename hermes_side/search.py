@@ -12,7 +12,8 @@ import logging
 import re
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ CANDIDATES = 50  # per list, before fusion
 # list lead (LoCoMo dev hybrid recall@5/@10: k=60 0.530/0.614, k=10 0.586/0.690, k=5 0.600/0.691,
 # equal list weights; unequal weights were worse both ways).
 RRF_K = 5
+MAX_CONCURRENT = 4  # searches running at once per profile
 NO_CONTEXT = "No project context (no working directory recorded)"
 NO_OTHERS = "No other sessions in this project"
 
@@ -125,20 +127,50 @@ class SearchEngine:
         self.scopes = ScopeCache(self.home)
         self.scope_messages = ScopeMessageIds()
         self._local = threading.local()
+        self._gate = threading.BoundedSemaphore(MAX_CONCURRENT)
+        self._pool: list[sqlite3.Connection] = []
+        self._pool_lock = threading.Lock()
 
     # -- plumbing -----------------------------------------------------------------------
-    def connection(self):
+    def connection(self) -> sqlite3.Connection:
+        """The read-only connection leased to this thread (see :meth:`leased`)."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            try:
-                conn = hermes_db.connect_ro(hermes_db.state_db_path(self.home))
-            except hermes_db.NoDatabase:
-                raise SearchError("session database not found", "no_db") from None
-            self._local.conn = conn
+            raise RuntimeError("SearchEngine.connection() outside engine.leased()")
         return conn
 
+    @contextmanager
+    def leased(self) -> Iterator[sqlite3.Connection]:
+        """Lend this thread a pooled read-only connection for one operation (re-entrant).
+
+        At most ``MAX_CONCURRENT`` operations run at once: on two cores more parallel searches only
+        add memory (a connection and its page cache each) and tail latency, not throughput.
+        """
+        held = getattr(self._local, "conn", None)
+        if held is not None:
+            yield held
+            return
+        with self._gate:
+            with self._pool_lock:
+                conn = self._pool.pop() if self._pool else None
+            if conn is None:
+                try:
+                    conn = hermes_db.connect_ro(hermes_db.state_db_path(self.home))
+                except hermes_db.NoDatabase:
+                    raise SearchError("session database not found", "no_db") from None
+            self._local.conn = conn
+            try:
+                yield conn
+            finally:
+                self._local.conn = None
+                with self._pool_lock:
+                    self._pool.append(conn)
+
     def scope_map(self) -> ScopeMap:
-        conn = self.connection()
+        with self.leased() as conn:
+            return self._scope_map(conn)
+
+    def _scope_map(self, conn: sqlite3.Connection) -> ScopeMap:
         try:
             return self.scopes.get(conn)
         except sqlite3.OperationalError:
@@ -241,6 +273,11 @@ class SearchEngine:
     # -- public -------------------------------------------------------------------------
     def rank_messages(self, query: str, *, mode: str = "hybrid", project: str | None = None,
                       session_id: str | None = None, limit: int = CANDIDATES) -> list[dict[str, Any]]:
+        with self.leased():
+            return self._rank_messages(query, mode, project, session_id, limit)
+
+    def _rank_messages(self, query: str, mode: str, project: str | None, session_id: str | None,
+                       limit: int) -> list[dict[str, Any]]:
         smap = self.scope_map()
         place, ids = self.resolve_scope(smap, project=project, session_id=session_id)
         ranked, _ = self.rank(parse_query(query), mode, place, ids, SearchRequest(query=query, mode=mode))
@@ -249,6 +286,10 @@ class SearchEngine:
     def search(self, req: SearchRequest, *, project: str | None = None,
                session_id: str | None = None) -> dict[str, Any]:
         """The tool's result object (seed §4.5). Raises ``SearchError`` only for caller mistakes."""
+        with self.leased():
+            return self._search(req, project, session_id)
+
+    def _search(self, req: SearchRequest, project: str | None, session_id: str | None) -> dict[str, Any]:
         try:
             pq = parse_query(req.query)
         except QueryError as exc:

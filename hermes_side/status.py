@@ -24,11 +24,11 @@ def project_sessions(home: Path, profile: str = "default") -> dict[str, dict[str
 
 def profile_status(home: Path, profile: str = "default") -> dict[str, Any]:
     engine = engine_for(home, profile)
-    conn = engine.connection()
     per_project = project_sessions(home, profile)
     counts = Counter()
-    rows = conn.execute("SELECT session_id, count(*) FROM messages WHERE role IN ('user','assistant')"
-                        " GROUP BY session_id").fetchall()
+    with engine.leased() as conn:
+        rows = conn.execute("SELECT session_id, count(*) FROM messages WHERE role IN ('user','assistant')"
+                            " GROUP BY session_id").fetchall()
     by_session = {r[0]: r[1] for r in rows}
     projects = []
     for pid, info in per_project.items():

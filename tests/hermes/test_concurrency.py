@@ -503,6 +503,7 @@ def test_scope_message_ids_stay_sorted_and_unique_when_searches_overlap(world):
     max_id = conn.execute("SELECT max(id) FROM messages").fetchone()[0]
     truth = [r[0] for r in conn.execute("SELECT id FROM messages WHERE session_id = ? ORDER BY id", (sid,))]
     conn.close()
-    cached = engine.scope_messages.get(engine.connection(), smap.sessions_in(place), max_id)
+    with engine.leased() as leased:
+        cached = engine.scope_messages.get(leased, smap.sessions_in(place), max_id)
     assert cached.tolist() == truth
     assert np.all(np.diff(cached) > 0)
