@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .messages import ELIGIBLE_MESSAGE_SQL, message_text
-from .query import ParsedQuery, fold, fts_quote, trigrams
+from .query import CJK_CHAR, ParsedQuery, fold, fts_quote, trigrams
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,6 @@ _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "
 VARIANT_SUFFIXES = frozenset(("", "s", "es", "ed", "d", "ing", "ings", "er", "ers", "ion", "ions", "ation",
                               "ations", "e", "ies", "y", "ly"))
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 @dataclass(frozen=True)
@@ -168,8 +167,8 @@ class Doc:
 
 def make_doc(message_id: int, session_id: str, text: str) -> Doc:
     folded = fold(text)
-    tokens = Counter(_TOKEN.findall(_CJK_CHAR.sub(" ", folded)))
-    length = sum(tokens.values()) + len(_CJK_CHAR.findall(folded)) // 2
+    tokens = Counter(_TOKEN.findall(CJK_CHAR.sub(" ", folded)))
+    length = sum(tokens.values()) + len(CJK_CHAR.findall(folded)) // 2
     return Doc(message_id, session_id, tokens, folded, max(1, length))
 
 

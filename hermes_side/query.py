@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 MAX_QUERY_CHARS = 2000
 
-_CJK = (
+CJK_CHARS = (
     "\u3040-\u30ff"  # kana
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
     "\uac00-\ud7af"  # hangul
 )
-_CJK_RUN = re.compile(f"[{_CJK}]+")
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+CJK_CHAR = re.compile(f"[{CJK_CHARS}]")
 # Split exactly where Hermes' unicode61 tokenizer splits: every non-alphanumeric character.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 

@@ -16,11 +16,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hermes_side.query import CJK_CHAR
+
 CountTokens = Callable[[str], int]
 
 _SENTENCE_END = re.compile(r"(?<=[\n。！？!?；;])|(?<=[.])(?=\s)")
 _WORDS = re.compile(r"\S+\s*|\s+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ def content_hash(text: str) -> str:
 def estimate_tokens(text: str) -> int:
     """Tokenizer-free upper-ish estimate for remote models: a CJK character is about one
     token, other text about one per 3 characters (English averages ~4, so this errs long)."""
-    cjk = len(_CJK.findall(text))
+    cjk = len(CJK_CHAR.findall(text))
     return cjk + (len(text) - cjk + 2) // 3
 
 

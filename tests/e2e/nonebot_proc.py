@@ -50,6 +50,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def stop_process(proc: subprocess.Popen | None, timeout: float = 10) -> None:
+    """SIGTERM a child (by PID), then SIGKILL if it does not exit in ``timeout``."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout)
+
+
 class NoneBotProcess:
     def __init__(
         self,
@@ -142,16 +154,8 @@ class NoneBotProcess:
             raise RuntimeError(f"NoneBot did not load {missing} as plugins:\n{self.log_text()[-4000:]}")
 
     def stop(self, timeout: float = 10) -> None:
-        """SIGTERM this process (by PID), then SIGKILL if it does not exit in ``timeout``."""
         proc, self._proc = self._proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout)
+        stop_process(proc, timeout)
 
     def log_text(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace") if self.log_path.exists() else ""

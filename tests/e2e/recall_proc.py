@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.e2e.nonebot_proc import REPO_ROOT, free_port
+from tests.e2e.nonebot_proc import REPO_ROOT, free_port, stop_process
 
 
 class RecallServer:
@@ -45,14 +44,7 @@ class RecallServer:
 
     def stop(self, timeout: float = 10) -> None:
         proc, self._proc = self._proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout)
+        stop_process(proc, timeout)
 
     def get(self, path: str) -> dict:
         return httpx.get(self.url + path, headers={"Authorization": f"Bearer {self.key}"}, timeout=10).json()
