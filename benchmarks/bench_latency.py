@@ -66,7 +66,7 @@ def build_index_for(home: Path, engine, project_ids: list[str]) -> dict:
 
     stats = build_index(home, settings, session_ids=sessions, projects=project_ids, progress=progress)
     elapsed = time.perf_counter() - t0
-    embedded = getattr(stats, "messages", None) or getattr(stats, "messages_indexed", 0)
+    embedded = stats.messages_scanned
     return {"sessions": len(sessions), "seconds": round(elapsed, 1), "stats": str(stats),
             "messages_per_s": round(embedded / elapsed, 1) if embedded and elapsed else None}
 
