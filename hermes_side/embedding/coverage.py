@@ -24,6 +24,13 @@ def open_store_if_exists(home: Path) -> sqlite3.Connection | None:
     return store.connect(home) if store.store_path(home).exists() else None
 
 
+# Last answer per scope, reused while neither state.db nor the index markers moved: with
+# per-session markers (``hermes recall index --project``) the lowest marker of a big scope can be
+# old, and walking every id above it cost ~80 ms per search on a 1M-message profile.
+_PENDING_CACHE: dict[tuple, dict[str, int]] = {}
+_PENDING_CACHE_MAX = 64
+
+
 def pending_sessions(
     state: sqlite3.Connection, db: sqlite3.Connection | None, fingerprint: str,
     settings: EmbeddingSettings, session_ids: Sequence[str],
@@ -31,6 +38,23 @@ def pending_sessions(
     """{session_id: newest unindexed eligible message id} for sessions with a backlog."""
     if not session_ids:
         return {}
+    progress = db.execute("SELECT count(*), max(updated_at) FROM progress").fetchone() if db is not None else None
+    key = (fingerprint, chunker_key(settings), hash(tuple(sorted(session_ids))), history.max_message_id(state),
+           tuple(progress) if progress else None)
+    cached = _PENDING_CACHE.get(key)
+    if cached is not None:
+        return dict(cached)
+    result = _pending_sessions(state, db, fingerprint, settings, session_ids)
+    if len(_PENDING_CACHE) >= _PENDING_CACHE_MAX:
+        _PENDING_CACHE.pop(next(iter(_PENDING_CACHE)))
+    _PENDING_CACHE[key] = result
+    return dict(result)
+
+
+def _pending_sessions(
+    state: sqlite3.Connection, db: sqlite3.Connection | None, fingerprint: str,
+    settings: EmbeddingSettings, session_ids: Sequence[str],
+) -> dict[str, int]:
     marks = store.markers(db, fingerprint, chunker_key(settings)) if db is not None else {}
     base = marks.get(store.ALL, 0)
     starts = {s: max(base, marks.get(s, 0)) for s in session_ids}
