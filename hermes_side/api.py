@@ -10,9 +10,11 @@ from __future__ import annotations
 import hmac
 import logging
 import re
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -27,6 +29,7 @@ from .search import SearchError, engine_for
 log = logging.getLogger(__name__)
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 MAX_BODY_BYTES = 64 * 1024
+WORKER_THREADS = 8
 
 STATUS_BY_CODE = {
     "unauthorized": 401, "unknown_profile": 404, "not_found": 404, "unknown_project": 404,
@@ -76,7 +79,14 @@ def create_app(launch_home: Path, api_key: str, launch_profile: str = "default")
     router = APIRouter(dependencies=[Depends(authorize)])
     _routes(router, profile_of)
 
-    app = FastAPI(title="Project history recall", version=__version__)
+    @asynccontextmanager
+    async def lifespan(_: FastAPI):
+        # Searches run in worker threads but at most MAX_CONCURRENT per profile at once; a few
+        # more threads than that keep requests queued without 40 idle stacks and arenas.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        yield
+
+    app = FastAPI(title="Project history recall", version=__version__, lifespan=lifespan)
 
     @app.get("/health")
     def health() -> dict[str, Any]:

@@ -42,6 +42,7 @@ def run_serve(args: argparse.Namespace) -> None:
 
     from .api import create_app
 
+    _limit_malloc_arenas()
     profile = _profile_name(home)
     print(f"recall API for profile '{profile}' ({home}) on http://{args.host}:{args.port}", file=sys.stderr)
     uvicorn.run(create_app(home, key, profile), host=args.host, port=args.port, log_level=args.log_level,
@@ -50,3 +51,14 @@ def run_serve(args: argparse.Namespace) -> None:
 
 def _profile_name(home: Path) -> str:
     return home.name if home.parent.name == "profiles" else "default"
+
+
+def _limit_malloc_arenas() -> None:
+    """Keep glibc from giving every worker thread its own malloc arena: each arena keeps the
+    memory its thread freed, and 32 concurrent clients grew the API process from 160 to 310 MB."""
+    import contextlib
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):  # not glibc (macOS, musl): nothing to tune
+        ctypes.CDLL("libc.so.6").mallopt(-8, 2)  # M_ARENA_MAX = 2
+
