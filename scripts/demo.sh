@@ -4,10 +4,8 @@
 # with a small Chinese/English demo history.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY="${PYTHON:-python3}"
-[ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[hermes]" --config-settings editable_mode=compat
+. scripts/venv.sh
+setup_venv hermes
 if [ -z "${HERMES_HOME:-}" ]; then
   HERMES_HOME="$(mktemp -d -t recall-demo-XXXXXX)"
   export HERMES_HOME
