@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hermes_side.query import CJK_CHAR
+from ..query import CJK_CHAR
 
 CountTokens = Callable[[str], int]
 

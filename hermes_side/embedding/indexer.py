@@ -27,8 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hermes_side.messages import is_summary_text, message_text
-
+from ..messages import is_summary_text, message_text
 from . import history, store
 from .chunking import Chunk, chunk_text, with_context
 from .consent import ALL_PROJECTS, consent_state
