@@ -40,7 +40,17 @@ def default_data_dir() -> Path:
     env = os.environ.get("LOCOMO_DATA_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev"
+    return shared_data("locomo-dev")
+
+
+def shared_data(name: str) -> Path:
+    """``shared/data/<name>`` in the nearest folder above this checkout that has one (a git
+    worktree sits one level deeper than the main checkout)."""
+    here = Path(__file__).resolve().parent
+    for parent in here.parents:
+        if (parent / "shared" / "data" / name).is_dir():
+            return parent / "shared" / "data" / name
+    return here.parents[1] / "shared" / "data" / name
 
 
 @dataclass
@@ -224,6 +234,107 @@ def load_locomo(home: Path, data_dir: Path, files=None) -> Corpus:
     finally:
         db.close()
         pconn.close()
+    return corpus
+
+
+
+# --------------------------------------------------------------------------- Chinese (LoCoMo-zh)
+
+# scene_i of LoCoMo-zh is the i-th of these conversations (data README); the dev split has 0–4.
+ZH_SCENES = ("26", "30", "41", "42", "43", "44", "47", "48", "49", "50")
+_ZH_TURN = re.compile(r"scene_(\d+)_session_(\d+)_turn_(\d+)")
+
+
+def default_zh_dir() -> Path:
+    """``../shared/data/locomo-zh-dev`` (override: ``LOCOMO_ZH_DATA_DIR``)."""
+    env = os.environ.get("LOCOMO_ZH_DATA_DIR")
+    if env:
+        return Path(env)
+    return shared_data("locomo-zh-dev")
+
+
+def zh_turn_key(turn_id: str) -> tuple[str, str]:
+    """``scene_0_session_2_turn_12`` → (``"26"``, ``"D2:12"``)."""
+    m = _ZH_TURN.fullmatch(turn_id)
+    if m is None:
+        raise ValueError(f"not a LoCoMo-zh turn id: {turn_id!r}")
+    return ZH_SCENES[int(m.group(1))], f"D{int(m.group(2))}:{int(m.group(3))}"
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def zh_questions(corpus: Corpus, zh_dir: Path) -> list[Question]:
+    """The Chinese questions whose evidence turns are messages of ``corpus`` (category 0: none given)."""
+    out: list[Question] = []
+    for q in _jsonl(Path(zh_dir) / "questions.jsonl"):
+        keys = [zh_turn_key(t) for t in q["evidence_turns"]]
+        turns = [corpus.turns[k] for k in keys if k in corpus.turns]
+        convs = {c for c, _ in keys}
+        if not turns or len(convs) != 1 or next(iter(convs)) not in corpus.projects:
+            corpus.dropped_questions.append((next(iter(convs), "?"), q["question"]))
+            continue
+        out.append(Question(
+            conv=turns[0].conv, question=q["question"], answer="", category=0,
+            evidence=[t.dia_id for t in turns], evidence_message_ids=[t.message_id for t in turns],
+            evidence_session_ids=sorted({t.session_id for t in turns})))
+    return out
+
+
+def load_locomo_zh(home: Path, data_dir: Path, zh_dir: Path, files=None) -> Corpus:
+    """Chinese history: every LoCoMo-zh evidence turn becomes a Chinese message ``Speaker：summary``
+    in its LoCoMo session (same project, session, role and time as the English turn); the
+    questions are the Chinese ones. Sessions without any such turn are not created."""
+    home = Path(home).resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    os.environ["HERMES_HOME"] = str(home)
+
+    from hermes_cli import projects_db  # noqa: PLC0415 — must follow HERMES_HOME
+    from hermes_state import SessionDB  # noqa: PLC0415
+
+    summaries: dict[tuple[str, str], str] = {}
+    for row in _jsonl(Path(zh_dir) / "corpus.jsonl"):
+        summaries[zh_turn_key(row["id"])] = row["summary"].strip()
+    corpus = Corpus(home=home)
+    pconn = projects_db.connect(home / "projects.db")
+    db = SessionDB(db_path=home / "state.db")
+    try:
+        for path in conversation_files(Path(data_dir), files):
+            conv = path.stem
+            data = json.loads(path.read_text(encoding="utf-8"))
+            speaker_a, speaker_b = data["speaker_a"], data["speaker_b"]
+            corpus.speakers[conv] = (speaker_a, speaker_b)
+            folder = home / "work" / conv
+            folder.mkdir(parents=True, exist_ok=True)
+            corpus.projects[conv] = projects_db.create_project(
+                pconn, name=f"LoCoMo-zh {conv}: {speaker_a} & {speaker_b}", slug=f"locomo-zh-{conv}",
+                folders=[str(folder)], primary_path=str(folder))
+            corpus.folders[conv] = folder
+            numbers = sorted(int(m.group(1)) for k in data
+                             if (m := _SESSION_KEY.fullmatch(k)) and isinstance(data[k], list) and data[k])
+            for n in numbers:
+                turns = [(i, t) for i, t in enumerate(data[f"session_{n}"]) if (conv, t["dia_id"]) in summaries]
+                if not turns:
+                    continue
+                started = parse_locomo_date(data[f"session_{n}_date_time"])
+                sid = _session_id(conv, n, started)
+                db.create_session(sid, "cli", cwd=str(folder))
+                db.set_session_title(sid, f"{speaker_a} 和 {speaker_b} — 第 {n} 次对话")
+                corpus.sessions[(conv, n)] = sid
+                for i, turn in turns:
+                    speaker = turn["speaker"]
+                    role = "user" if speaker == speaker_a else "assistant"
+                    text = f"{speaker}：{summaries[(conv, turn['dia_id'])]}"
+                    mid = db.append_message(sid, role, text, timestamp=started.timestamp() + i * TURN_SECONDS)
+                    t = Turn(conv, turn["dia_id"], n, speaker, role, text, mid, sid)
+                    corpus.turns[(conv, t.dia_id)] = t
+                    corpus.by_message[mid] = t
+                corpus.turn_counts[conv] = corpus.turn_counts.get(conv, 0) + len(turns)
+    finally:
+        db.close()
+        pconn.close()
+    corpus.questions = zh_questions(corpus, zh_dir)
     return corpus
 
 

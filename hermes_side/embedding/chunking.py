@@ -129,20 +129,3 @@ def _tail(window: list[tuple[str, int]], overlap: int) -> list[tuple[str, int]]:
     kept.reverse()
     # A window that is all overlap would repeat forever; keep strictly less than the whole.
     return kept if len(kept) < len(window) else kept[1:]
-
-
-CONTEXT_CHARS = 200
-
-
-def with_context(chunks: list[Chunk], previous: str) -> list[Chunk]:
-    """Prefix each chunk with the end of the turn before it.
-
-    A reply alone ("they were scared but fine") rarely says what it answers; measured on LoCoMo,
-    embedding "previous turn + this turn" lifts hybrid recall@10 by about 0.06. The prefix is in
-    the hash, so an edited previous turn re-embeds only this message.
-    """
-    context = " ".join(previous.split())[-CONTEXT_CHARS:]
-    if not context:
-        return chunks
-    return [_chunk(c.index, f"{context}\n{c.text}") for c in chunks]
-

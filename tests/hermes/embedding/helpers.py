@@ -52,8 +52,8 @@ class Counting:
 
     @property
     def messages(self) -> list[str]:
-        """The message each passage embeds, without the previous-turn context line before it."""
-        return [p.rsplit("\n", 1)[-1] for p in self.passages]
+        """The message each passage embeds (one passage per message, embedded alone)."""
+        return list(self.passages)
 
     @property
     def dim(self):

