@@ -84,8 +84,9 @@ class _Batch:
 
 
 def chunker_key(settings: EmbeddingSettings) -> str:
-    """Markers are per chunking too: new chunk sizes rescan (and re-embed only what changed)."""
-    return f"{settings.chunk_size}/{settings.chunk_overlap}"
+    """Markers are per chunking too: new chunk sizes or composition rescan (and re-embed only what
+    changed). ``alone``: a chunk holds its message's text only (no previous-turn context)."""
+    return f"{settings.chunk_size}/{settings.chunk_overlap}/alone"
 
 
 def build_index(
