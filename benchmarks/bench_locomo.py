@@ -31,7 +31,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -125,6 +125,7 @@ class View:
     shown: list[tuple[int, str]]
     grouped: list[tuple[int, str]]  # best message of each of the first sessions
     quiet: bool = False  # empty, or every shown row has relevance "low"
+    answers: dict[int, int] = field(default_factory=dict)  # row message → the reply shown with it
 
 
 def _grouped(ranked: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -165,9 +166,12 @@ def plugin_method(engine, corpus: Corpus, mode: str, status: dict[str, int]):
         if out.get("semantic_status"):
             status[out["semantic_status"]] = status.get(out["semantic_status"], 0) + 1
         rows = out.get("results") or []
+        # A row shows its message and, when that message asks something, the reply that answered
+        # it (snippet "question → answer"): both count as shown, at the row's rank.
         shown = [(int(r["message_id"]), r["session_id"]) for r in rows]
+        answers = {int(r["message_id"]): int(r["answer"]["message_id"]) for r in rows if r.get("answer")}
         quiet = all((r.get("relevance") or {}).get("level") == "low" for r in rows)
-        return View(ranked, shown, shown, quiet)
+        return View(ranked, shown, shown, quiet, answers)
 
     return view
 
@@ -178,14 +182,17 @@ def plugin_method(engine, corpus: Corpus, mode: str, status: dict[str, int]):
 def score(q: Question, v: View, english: bool) -> dict[str, float]:
     ev = set(q.evidence_message_ids)
     ev_sessions = set(q.evidence_session_ids)
-    row = {"msg@1": float(any(m in ev for m, _ in v.shown[:1])),
-           "msg@5": float(any(m in ev for m, _ in v.shown[:5]))}
+    def hit(rows: list[tuple[int, str]]) -> float:
+        return float(any(m in ev or v.answers.get(m) in ev for m, _ in rows))
+
+    row = {"msg@1": hit(v.shown[:1]), "msg@5": hit(v.shown[:5])}
     if english:
         ranked = [m for m, _ in v.ranked] or [m for m, _ in v.shown]
         for k in (5, 10):
             row[f"r@{k}"] = len(ev.intersection(ranked[:k])) / len(ev)
         row["sess@3"] = float(any(s in ev_sessions for _, s in v.grouped[:SESSION_K]))
-        row["best@3"] = float(any(m in ev for m, _ in v.grouped[:SESSION_K]))
+        row["best@3"] = hit(v.grouped[:SESSION_K])
+        row["best@3 msg only"] = float(any(m in ev for m, _ in v.grouped[:SESSION_K]))
     return row
 
 
@@ -261,7 +268,7 @@ SUITE_TITLES = {
 
 def report(rows: list[dict]) -> str:
     out = []
-    for suite, cols in (("en", ("r@5", "r@10", "sess@3", "best@3", "msg@1", "msg@5")),
+    for suite, cols in (("en", ("r@5", "r@10", "sess@3", "best@3", "best@3 msg only", "msg@1", "msg@5")),
                         ("zh", ("msg@1", "msg@5")), ("xl", ("msg@1", "msg@5"))):
         mine = [r for r in rows if r["suite"] == suite]
         if not mine:

@@ -3,7 +3,7 @@
 Measured on LoCoMo: 60% of evidence turns follow a turn with a question mark, and a query
 matches the question's words ("how did they handle the accident?") far better than the
 answer's ("they were scared but…"). So after ranking, each hit that asks something is followed
-by the turn that answers it.
+by the turn that answers it, and a result whose message asks something shows that answer too.
 """
 
 from __future__ import annotations
@@ -16,6 +16,20 @@ from .messages import message_text
 
 EXPAND_TOP = 30
 _QUESTION_MARKS = ("?", "？")
+_NEXT_TURN = ("SELECT id, role, content FROM messages WHERE session_id = ? AND id > ? AND role IN ('user', 'assistant')"
+              " AND (active = 1 OR compacted = 1) ORDER BY id LIMIT 1")
+
+
+def asks(text: str) -> bool:
+    return any(q in text for q in _QUESTION_MARKS)
+
+
+def reply_to(conn: sqlite3.Connection, session_id: str, message_id: int) -> dict[str, Any] | None:
+    """The turn after ``message_id`` in its session (``{message_id, role, text}``), if any."""
+    row = conn.execute(_NEXT_TURN, (session_id, message_id)).fetchone()
+    if row is None:
+        return None
+    return {"message_id": row[0], "role": row[1], "text": message_text(row[2])}
 
 
 def with_replies(conn: sqlite3.Connection, ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -24,7 +38,7 @@ def with_replies(conn: sqlite3.Connection, ranked: list[dict[str, Any]]) -> list
         return ranked
     rows = conn.execute("SELECT id, content FROM messages WHERE id IN (SELECT value FROM json_each(?))",
                         (json.dumps([h["message_id"] for h in head]),)).fetchall()
-    asks = {r[0] for r in rows if any(q in message_text(r[1]) for q in _QUESTION_MARKS)}
+    asking = {r[0] for r in rows if asks(message_text(r[1]))}
     out: list[dict[str, Any]] = []
     placed: set[int] = set()
     for hit in head:
@@ -32,13 +46,10 @@ def with_replies(conn: sqlite3.Connection, ranked: list[dict[str, Any]]) -> list
             continue
         out.append(hit)
         placed.add(hit["message_id"])
-        if hit["message_id"] not in asks:
+        if hit["message_id"] not in asking:
             continue
-        reply = conn.execute(
-            "SELECT id FROM messages WHERE session_id = ? AND id > ? AND role IN ('user', 'assistant')"
-            " AND (active = 1 OR compacted = 1) ORDER BY id LIMIT 1",
-            (hit["session_id"], hit["message_id"])).fetchone()
-        if reply and reply[0] not in placed:  # moved up next to its question if ranked lower
-            placed.add(reply[0])
-            out.append({**hit, "message_id": reply[0]})
+        reply = reply_to(conn, hit["session_id"], hit["message_id"])
+        if reply and reply["message_id"] not in placed:  # moved up next to its question if ranked lower
+            placed.add(reply["message_id"])
+            out.append({**hit, "message_id": reply["message_id"], "reply_to": hit["message_id"]})
     return out + [h for h in ranked[EXPAND_TOP:] if h["message_id"] not in placed]

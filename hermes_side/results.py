@@ -55,15 +55,29 @@ def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[st
     return best
 
 
+ANSWER_CHARS = 120
+
+
 def result_row(hit: Mapping[str, Any], message: Mapping[str, Any], title: str | None,
-               terms: Sequence[str], tz: Any = None) -> dict[str, Any]:
-    return {
+               terms: Sequence[str], tz: Any = None, answer: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One result. When the message asks something, ``answer`` is the turn that replied: the
+    snippet shows the question's words, then "→" and the reply, and ``answer`` carries its id."""
+    snippet = make_snippet(message.get("text", ""), terms)
+    row = {
         "session_id": hit["session_id"],
         "link": f"@session:{hit['session_id']}",
         "title": title or "",
         "message_id": hit["message_id"],
         "role": message.get("role", ""),
-        "snippet": make_snippet(message.get("text", ""), terms),
+        "snippet": snippet,
         "score_source": hit["score_source"],
         "when": format_when(message.get("timestamp"), tz),
     }
+    relevance = hit.get("relevance")
+    if relevance is not None:
+        row["relevance"] = relevance.as_dict() if hasattr(relevance, "as_dict") else dict(relevance)
+    if answer and answer.get("text", "").strip():
+        reply = make_snippet(answer["text"], terms, width=ANSWER_CHARS)
+        row["snippet"] = f"{make_snippet(message.get('text', ''), terms, width=SNIPPET_CHARS // 2)} → {reply}"
+        row["answer"] = {"message_id": answer["message_id"], "role": answer.get("role", ""), "snippet": reply}
+    return row

@@ -25,7 +25,8 @@ from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, keyword_search
 from .messages import message_text
 from .query import ParsedQuery, QueryError, parse_query, trigrams
-from .replies import with_replies
+from .relevance import judge
+from .replies import asks, reply_to, with_replies
 from .request import SearchRequest
 from .results import group_by_conversation, result_row
 from .scope import ScopeCache, ScopeMap
@@ -237,13 +238,18 @@ class SearchEngine:
         session_of = {h.message_id: h.session_id for h in kw} | dict(sem)
         kw_ids = {h.message_id for h in kw}
         sem_ids = {mid for mid, _ in sem}
+        cosine = {mid: score for mid, _, score in outcome.hits if mid in sem_ids} if outcome else {}
         fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]], k=RRF_K)
         ranked = [{
             "message_id": mid,
             "session_id": session_of[mid],
-            "score_source": _source(mid in kw_ids, mid in sem_ids),
+            "score_source": _source(mid in kw_ids, mid in cosine),
+            "semantic_score": cosine.get(mid),
         } for mid, _ in fused]
         ranked = with_replies(self.connection(), ranked)
+        for hit in ranked:  # a pulled-in reply is judged by its own meaning where it has a score
+            if "reply_to" in hit:
+                hit["semantic_score"] = cosine.get(hit["message_id"], hit["semantic_score"])
         return ranked, outcome
 
     def _keyword(self, pq: ParsedQuery, filters: Filters, place: dict[str, Any]) -> KeywordResult:
@@ -251,6 +257,20 @@ class SearchEngine:
         max_id = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
         scope_ids = self.scope_messages.get(conn, self.scope_map().sessions_in(place), max_id)
         return keyword_search(conn, pq, filters, scope_ids=scope_ids, total=max(1, max_id), limit=CANDIDATES)
+
+    @staticmethod
+    def _relevant(ranked: list[dict[str, Any]], messages: dict[int, dict[str, Any]],
+                  pq: ParsedQuery) -> list[dict[str, Any]]:
+        """Ranked hits with their relevance; hits below the floor are dropped, so ``limit`` is a
+        maximum: a query with nothing related in the project gets nothing back."""
+        words = pq.highlight_terms()
+        out = []
+        for hit in ranked:
+            message = messages.get(hit["message_id"])
+            relevance = judge(hit.get("semantic_score"), message["text"], words) if message else None
+            if relevance is not None:
+                out.append({**hit, "relevance": relevance})
+        return out
 
     def _in_time_range(self, hits: list[tuple[int, str]], req: SearchRequest) -> list[tuple[int, str]]:
         if not hits:
@@ -306,8 +326,8 @@ class SearchEngine:
                     "sessions_in_scope": in_scope}
         ranked, outcome = self._rank(pq, req.mode, place, ids, req)
         status = outcome.status if outcome else None
-        best = group_by_conversation(ranked, smap.root_of, req.limit)
-        messages = self._messages([h["message_id"] for h in best])
+        messages = self._messages([h["message_id"] for h in ranked])
+        best = group_by_conversation(self._relevant(ranked, messages, pq), smap.root_of, req.limit)
         terms = [*pq.highlight_terms(), *(g for run in pq.cjk_long for g in trigrams(run))]
         titles = hermes_db.session_titles(
             self.connection(), sorted({smap.root_of.get(h["session_id"], h["session_id"]) for h in best}
@@ -319,7 +339,9 @@ class SearchEngine:
                 continue
             root = smap.root_of.get(hit["session_id"], hit["session_id"])
             title = titles.get(root) or titles.get(hit["session_id"])
-            results.append(result_row(hit, message, title, terms))
+            asking = asks(message["text"])
+            answer = reply_to(self.connection(), hit["session_id"], hit["message_id"]) if asking else None
+            results.append(result_row(hit, message, title, terms, answer=answer))
         out = {**base, "results": results, "sessions_in_scope": in_scope}
         if status is not None:
             out["semantic_status"] = status
