@@ -2,7 +2,7 @@
 
 Two signals, both cheap at result time:
 
-- meaning: the cosine between the query and the message under the embedding model (only for
+- meaning: the query–message cosine minus the query's best cosine against small talk (only for
   hits the semantic half returned);
 - words: the share of the query's content words that occur in the message (folded substring
   match, so a Chinese word counts like an English one).
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 from .query import fold
 
-# multilingual-e5-small cosines live in a narrow band (unrelated text still scores ~0.75);
-# SEM_ZERO → score 0, SEM_ONE → score 1, linear in between.
-SEM_ZERO = 0.78
-SEM_ONE = 0.90
+# Meaning: the cosine's margin over the query's best cosine against small talk (see
+# embedding.semantic.NULL_PASSAGES); SEM_ZERO → score 0, SEM_ONE → score 1, linear in between.
+SEM_ZERO = 0.0
+SEM_ONE = 0.08
 # A word match only says much when several query words agree; one word of three is a weak signal.
 WORDS_MIN_TERMS = 2
 HIGH = 0.75
@@ -50,10 +50,10 @@ def word_coverage(text: str, terms: Sequence[str]) -> float:
     return sum(1 for t in terms if t in folded) / len(terms)
 
 
-def meaning_score(cosine: float | None) -> float:
-    if cosine is None:
+def meaning_score(margin: float | None) -> float:
+    if margin is None:
         return 0.0
-    return min(1.0, max(0.0, (cosine - SEM_ZERO) / (SEM_ONE - SEM_ZERO)))
+    return min(1.0, max(0.0, (margin - SEM_ZERO) / (SEM_ONE - SEM_ZERO)))
 
 
 def words_score(coverage: float, n_terms: int) -> float:
@@ -63,10 +63,10 @@ def words_score(coverage: float, n_terms: int) -> float:
     return coverage
 
 
-def judge(cosine: float | None, text: str, terms: Sequence[str]) -> Relevance | None:
+def judge(margin: float | None, text: str, terms: Sequence[str]) -> Relevance | None:
     """The hit's relevance, or None when it falls below the floor and must not be shown."""
     n_terms = len(set(terms))
-    score = max(meaning_score(cosine), words_score(word_coverage(text, terms), n_terms))
+    score = max(meaning_score(margin), words_score(word_coverage(text, terms), n_terms))
     if score < FLOOR:
         return None
     level = "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"

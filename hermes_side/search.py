@@ -25,7 +25,7 @@ from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, keyword_search
 from .messages import message_text
 from .query import ParsedQuery, QueryError, parse_query, trigrams
-from .relevance import judge
+from .relevance import judge, word_coverage
 from .replies import asks, reply_to, with_replies
 from .request import SearchRequest
 from .results import group_by_conversation, result_row
@@ -38,6 +38,8 @@ CANDIDATES = 50  # per list, before fusion
 # list lead (LoCoMo dev hybrid recall@5/@10: k=60 0.530/0.614, k=10 0.586/0.690, k=5 0.600/0.691,
 # equal list weights; unequal weights were worse both ways).
 RRF_K = 5
+KEYWORD_TRUST = True
+TRUST_TOP = 5  # keyword hits whose word coverage sets the keyword list's weight
 MAX_CONCURRENT = 4  # searches running at once per profile
 NO_CONTEXT = "No project context (no working directory recorded)"
 NO_OTHERS = "No other sessions in this project"
@@ -54,6 +56,7 @@ class SemanticOutcome:
     status: str
     hits: list[tuple[int, str, float]] = field(default_factory=list)
     detail: str = ""
+    baseline: float | None = None  # see embedding.semantic.SemanticHits
 
 
 def _semantic(home: Path, text: str, session_ids: Sequence[str], projects: Sequence[str],
@@ -63,7 +66,7 @@ def _semantic(home: Path, text: str, session_ids: Sequence[str], projects: Seque
     except ImportError as exc:  # the embedding extra is optional
         return SemanticOutcome("unavailable", detail=f"semantic search not installed: {exc}")
     res = semantic_search(home, text, session_ids, top_k=CANDIDATES, profile=profile, projects=projects)
-    return SemanticOutcome(res.status, list(res.hits), getattr(res, "detail", ""))
+    return SemanticOutcome(res.status, list(res.hits), res.detail, res.baseline)
 
 
 def semantic_text(text: str, common_words: frozenset[str]) -> str:
@@ -238,19 +241,32 @@ class SearchEngine:
         session_of = {h.message_id: h.session_id for h in kw} | dict(sem)
         kw_ids = {h.message_id for h in kw}
         sem_ids = {mid for mid, _ in sem}
-        cosine = {mid: score for mid, _, score in outcome.hits if mid in sem_ids} if outcome else {}
-        fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]], k=RRF_K)
+        # Meaning is judged by the margin over what unrelated small talk scores for this query.
+        base = outcome.baseline if outcome and outcome.baseline is not None else 0.0
+        cosine = {mid: score - base for mid, _, score in outcome.hits if mid in sem_ids} if outcome else {}
+        weights = (self._keyword_trust(kw, pq), 1.0) if kw and sem else None
+        fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]], k=RRF_K, weights=weights)
         ranked = [{
             "message_id": mid,
             "session_id": session_of[mid],
             "score_source": _source(mid in kw_ids, mid in cosine),
-            "semantic_score": cosine.get(mid),
+            "semantic_margin": cosine.get(mid),
         } for mid, _ in fused]
         ranked = with_replies(self.connection(), ranked)
         for hit in ranked:  # a pulled-in reply is judged by its own meaning where it has a score
             if "reply_to" in hit:
-                hit["semantic_score"] = cosine.get(hit["message_id"], hit["semantic_score"])
+                hit["semantic_margin"] = cosine.get(hit["message_id"], hit["semantic_margin"])
         return ranked, outcome
+
+    def _keyword_trust(self, kw: Sequence[Hit], pq: ParsedQuery) -> float:
+        """The keyword list's weight in the fusion: the best share of the query's words that one of
+        its top hits contains. A list that only matched a name or one word of a Chinese question
+        asked over English history (cross-lingual) must not push the semantic hits down."""
+        if not KEYWORD_TRUST:
+            return 1.0
+        texts = self._messages([h.message_id for h in kw[:TRUST_TOP]])
+        words = pq.highlight_terms()
+        return max((word_coverage(m["text"], words) for m in texts.values()), default=0.0)
 
     def _keyword(self, pq: ParsedQuery, filters: Filters, place: dict[str, Any]) -> KeywordResult:
         conn = self.connection()
@@ -267,7 +283,7 @@ class SearchEngine:
         out = []
         for hit in ranked:
             message = messages.get(hit["message_id"])
-            relevance = judge(hit.get("semantic_score"), message["text"], words) if message else None
+            relevance = judge(hit.get("semantic_margin"), message["text"], words) if message else None
             if relevance is not None:
                 out.append({**hit, "relevance": relevance})
         return out

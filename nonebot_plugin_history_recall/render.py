@@ -20,6 +20,7 @@ SNIPPET_WIDTH = 120
 TITLE_WIDTH = 60
 QUERY_ECHO_WIDTH = 24
 UNTITLED = "(无标题 untitled)"
+LOW_RELEVANCE = "相关度低 (weak match)"
 
 PRIVATE_CHAT = "📌 /recall 只在群聊里可用：它查的是本群关联项目的历史。(/recall works in group chats)"
 BAD_MODE = "⚠️ --mode 只能是 hybrid、keyword 或 semantic。(--mode must be hybrid, keyword or semantic)"
@@ -124,7 +125,8 @@ def format_snippet(snippet: str, width: int = SNIPPET_WIDTH) -> str:
 def result_block(index: int, result: Mapping[str, Any], now: datetime) -> str:
     title = _shorten(" ".join(str(result.get("title") or "").split()), TITLE_WIDTH) or UNTITLED
     when = format_when(result.get("when"), now)
-    lines = [f"{index}. {title}" + (f" · {when}" if when else "")]
+    level = (result.get("relevance") or {}).get("level") if isinstance(result.get("relevance"), Mapping) else None
+    lines = [f"{index}. {title}" + (f" · {when}" if when else "") + (f" · {LOW_RELEVANCE}" if level == "low" else "")]
     if snippet := format_snippet(result.get("snippet") or ""):
         lines.append(f"   {snippet}")
     if link := str(result.get("link") or result.get("session_id") or ""):

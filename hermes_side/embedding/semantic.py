@@ -16,9 +16,12 @@ deleted or archived after it was indexed is never shown.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from . import catchup, history, runlock, store
 from .consent import consent_state
@@ -37,6 +40,32 @@ class SemanticHits:
     status: str
     hits: list[tuple[int, str, float]] = field(default_factory=list)  # (message_id, session_id, score)
     detail: str = ""
+    # The query's best cosine against small talk that answers nothing (NULL_PASSAGES): how similar
+    # "unrelated" looks for this query in this language. Cosines mean little alone (e5 scores
+    # unrelated Chinese text ~0.85, unrelated English ~0.75); the margin above this says more.
+    baseline: float | None = None
+
+
+# Generic chat lines in the two languages our users write; none answers any question.
+NULL_PASSAGES = (
+    "好的，谢谢！", "我今天有点累，先休息了。", "明天见。", "这个我回头再看看。", "哈哈，确实是这样。",
+    "周末过得怎么样？",
+    "Okay, thanks!", "I'm a bit tired today, talk later.", "See you tomorrow.",
+    "I'll take another look at this later.", "Haha, that's true.", "How was your weekend?",
+)
+_NULLS: dict[str, np.ndarray] = {}
+_NULLS_LOCK = threading.Lock()
+
+
+def null_vectors(embedder) -> np.ndarray:
+    """NULL_PASSAGES embedded once per model per process."""
+    with _NULLS_LOCK:
+        vectors = _NULLS.get(embedder.fingerprint)
+    if vectors is None:
+        vectors = np.asarray(embedder.embed_passages(list(NULL_PASSAGES)), np.float32)
+        with _NULLS_LOCK:
+            _NULLS[embedder.fingerprint] = vectors
+    return vectors
 
 
 def semantic_search(
@@ -77,30 +106,32 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str, 
     db = open_store_if_exists(home)
     try:
         pending = pending_sessions(state, db, embedder.fingerprint, settings, scope)
-        hits = _hits(home, state, embedder, query, scope, top_k) if db is not None and scope else []
+        hits, baseline = _hits(home, state, embedder, query, scope, top_k) if db is not None and scope else ([], None)
     finally:
         state.close()
         if db is not None:
             db.close()
     status = _status(home, settings, embedder.fingerprint, pending, catch_up)
     detail = f"{len(pending)} session(s) in scope have messages not indexed yet" if pending else ""
-    return SemanticHits(status, hits, detail)
+    return SemanticHits(status, hits, detail, baseline)
 
 
-def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int) -> list[tuple[int, str, float]]:
+def _hits(home: Path, state, embedder, query: str, scope: list[str],
+          top_k: int) -> tuple[list[tuple[int, str, float]], float | None]:
     index = get_index(store.store_path(home), embedder.fingerprint)
     if not len(index) or top_k <= 0:
-        return []  # nothing to compare with: do not embed (or send) the query at all
+        return [], None  # nothing to compare with: do not embed (or send) the query at all
     vector = embedder.embed_query(query)
+    baseline = float(np.max(null_vectors(embedder) @ np.asarray(vector, np.float32)))
     want = top_k + 8
     for _ in range(_RECHECK_ROUNDS):
         candidates = index.search(vector, scope, want)
         alive = history.still_eligible(state, [c[0] for c in candidates])
         hits = [c for c in candidates if c[0] in alive][:top_k]
         if len(hits) >= top_k or len(candidates) < want:
-            return hits
+            return hits, baseline
         want *= 4
-    return hits
+    return hits, baseline
 
 
 def _status(home: Path, settings: EmbeddingSettings, fingerprint: str, pending: dict[str, int],

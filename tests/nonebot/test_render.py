@@ -68,6 +68,16 @@ def test_result_block_falls_back_to_untitled_and_session_id(render):
     assert block.splitlines() == ["1. (无标题 untitled)", "   hi", "   🔗 s1"]
 
 
+def test_a_weak_match_says_so_and_a_strong_one_does_not(render):
+    weak = render.result_block(1, {"title": "t", "link": "@session:a", "snippet": "x",
+                                   "relevance": {"level": "low", "score": 0.3}}, NOW)
+    strong = render.result_block(2, {"title": "t", "link": "@session:b", "snippet": "x",
+                                     "relevance": {"level": "high", "score": 0.9}}, NOW)
+
+    assert weak.splitlines()[0] == f"1. t · {render.LOW_RELEVANCE}"
+    assert strong.splitlines()[0] == "2. t"
+
+
 def test_results_header_names_project_and_count(render):
     data = {
         "project": {"id": "p", "slug": "s", "name": "Hermes"},
