@@ -25,7 +25,7 @@ from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, keyword_search
 from .messages import message_text
 from .query import ParsedQuery, QueryError, parse_query, trigrams
-from .relevance import judge, word_coverage
+from .relevance import judge, script_of, word_coverage
 from .replies import asks, reply_to, with_replies
 from .request import SearchRequest
 from .results import group_by_conversation, result_row
@@ -56,7 +56,7 @@ class SemanticOutcome:
     status: str
     hits: list[tuple[int, str, float]] = field(default_factory=list)
     detail: str = ""
-    baseline: float | None = None  # see embedding.semantic.SemanticHits
+    baselines: dict[str, float] = field(default_factory=dict)  # see embedding.semantic.SemanticHits
 
 
 def _semantic(home: Path, text: str, session_ids: Sequence[str], projects: Sequence[str],
@@ -66,7 +66,7 @@ def _semantic(home: Path, text: str, session_ids: Sequence[str], projects: Seque
     except ImportError as exc:  # the embedding extra is optional
         return SemanticOutcome("unavailable", detail=f"semantic search not installed: {exc}")
     res = semantic_search(home, text, session_ids, top_k=CANDIDATES, profile=profile, projects=projects)
-    return SemanticOutcome(res.status, list(res.hits), res.detail, res.baseline)
+    return SemanticOutcome(res.status, list(res.hits), res.detail, dict(res.baselines))
 
 
 def semantic_text(text: str, common_words: frozenset[str]) -> str:
@@ -241,21 +241,19 @@ class SearchEngine:
         session_of = {h.message_id: h.session_id for h in kw} | dict(sem)
         kw_ids = {h.message_id for h in kw}
         sem_ids = {mid for mid, _ in sem}
-        # Meaning is judged by the margin over what unrelated small talk scores for this query.
-        base = outcome.baseline if outcome and outcome.baseline is not None else 0.0
-        cosine = {mid: score - base for mid, _, score in outcome.hits if mid in sem_ids} if outcome else {}
+        cosine = {mid: score for mid, _, score in outcome.hits if mid in sem_ids} if outcome else {}
         weights = (self._keyword_trust(kw, pq), 1.0) if kw and sem else None
         fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]], k=RRF_K, weights=weights)
         ranked = [{
             "message_id": mid,
             "session_id": session_of[mid],
             "score_source": _source(mid in kw_ids, mid in cosine),
-            "semantic_margin": cosine.get(mid),
+            "cosine": cosine.get(mid),
         } for mid, _ in fused]
         ranked = with_replies(self.connection(), ranked)
         for hit in ranked:  # a pulled-in reply is judged by its own meaning where it has a score
             if "reply_to" in hit:
-                hit["semantic_margin"] = cosine.get(hit["message_id"], hit["semantic_margin"])
+                hit["cosine"] = cosine.get(hit["message_id"], hit["cosine"])
         return ranked, outcome
 
     def _keyword_trust(self, kw: Sequence[Hit], pq: ParsedQuery) -> float:
@@ -275,15 +273,16 @@ class SearchEngine:
         return keyword_search(conn, pq, filters, scope_ids=scope_ids, total=max(1, max_id), limit=CANDIDATES)
 
     @staticmethod
-    def _relevant(ranked: list[dict[str, Any]], messages: dict[int, dict[str, Any]],
-                  pq: ParsedQuery) -> list[dict[str, Any]]:
+    def _relevant(ranked: list[dict[str, Any]], messages: dict[int, dict[str, Any]], pq: ParsedQuery,
+                  baselines: dict[str, float]) -> list[dict[str, Any]]:
         """Ranked hits with their relevance; hits below the floor are dropped, so ``limit`` is a
         maximum: a query with nothing related in the project gets nothing back."""
         words = pq.highlight_terms()
+        script = script_of(pq.text)
         out = []
         for hit in ranked:
             message = messages.get(hit["message_id"])
-            relevance = judge(hit.get("semantic_margin"), message["text"], words) if message else None
+            relevance = judge(hit.get("cosine"), baselines, message["text"], words, script) if message else None
             if relevance is not None:
                 out.append({**hit, "relevance": relevance})
         return out
@@ -343,7 +342,8 @@ class SearchEngine:
         ranked, outcome = self._rank(pq, req.mode, place, ids, req)
         status = outcome.status if outcome else None
         messages = self._messages([h["message_id"] for h in ranked])
-        best = group_by_conversation(self._relevant(ranked, messages, pq), smap.root_of, req.limit)
+        relevant = self._relevant(ranked, messages, pq, outcome.baselines if outcome else {})
+        best = group_by_conversation(relevant, smap.root_of, req.limit)
         terms = [*pq.highlight_terms(), *(g for run in pq.cjk_long for g in trigrams(run))]
         titles = hermes_db.session_titles(
             self.connection(), sorted({smap.root_of.get(h["session_id"], h["session_id"]) for h in best}

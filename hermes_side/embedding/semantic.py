@@ -40,29 +40,32 @@ class SemanticHits:
     status: str
     hits: list[tuple[int, str, float]] = field(default_factory=list)  # (message_id, session_id, score)
     detail: str = ""
-    # The query's best cosine against small talk that answers nothing (NULL_PASSAGES): how similar
-    # "unrelated" looks for this query in this language. Cosines mean little alone (e5 scores
-    # unrelated Chinese text ~0.85, unrelated English ~0.75); the margin above this says more.
-    baseline: float | None = None
+    # The query's best cosine against small talk that answers nothing (NULL_PASSAGES), per script
+    # of the small talk ("cjk", "latin"): how similar "unrelated" looks for this query in the
+    # language of a message. Cosines mean little alone: e5 scores unrelated Chinese text ~0.85
+    # against a Chinese query, unrelated English ~0.75 against an English one, and a Chinese
+    # query scores English text lower than Chinese small talk even when it is the answer.
+    baselines: dict[str, float] = field(default_factory=dict)
 
 
-# Generic chat lines in the two languages our users write; none answers any question.
-NULL_PASSAGES = (
-    "好的，谢谢！", "我今天有点累，先休息了。", "明天见。", "这个我回头再看看。", "哈哈，确实是这样。",
-    "周末过得怎么样？",
-    "Okay, thanks!", "I'm a bit tired today, talk later.", "See you tomorrow.",
-    "I'll take another look at this later.", "Haha, that's true.", "How was your weekend?",
-)
-_NULLS: dict[str, np.ndarray] = {}
+# Generic chat lines in the two scripts our users write; none answers any question.
+NULL_PASSAGES = {
+    "cjk": ("好的，谢谢！", "我今天有点累，先休息了。", "明天见。", "这个我回头再看看。", "哈哈，确实是这样。",
+            "周末过得怎么样？"),
+    "latin": ("Okay, thanks!", "I'm a bit tired today, talk later.", "See you tomorrow.",
+              "I'll take another look at this later.", "Haha, that's true.", "How was your weekend?"),
+}
+_NULLS: dict[str, dict[str, np.ndarray]] = {}
 _NULLS_LOCK = threading.Lock()
 
 
-def null_vectors(embedder) -> np.ndarray:
+def null_vectors(embedder) -> dict[str, np.ndarray]:
     """NULL_PASSAGES embedded once per model per process."""
     with _NULLS_LOCK:
         vectors = _NULLS.get(embedder.fingerprint)
     if vectors is None:
-        vectors = np.asarray(embedder.embed_passages(list(NULL_PASSAGES)), np.float32)
+        vectors = {script: np.asarray(embedder.embed_passages(list(lines)), np.float32)
+                   for script, lines in NULL_PASSAGES.items()}
         with _NULLS_LOCK:
             _NULLS[embedder.fingerprint] = vectors
     return vectors
@@ -106,32 +109,33 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str, 
     db = open_store_if_exists(home)
     try:
         pending = pending_sessions(state, db, embedder.fingerprint, settings, scope)
-        hits, baseline = _hits(home, state, embedder, query, scope, top_k) if db is not None and scope else ([], None)
+        hits, baselines = _hits(home, state, embedder, query, scope, top_k) if db is not None and scope else ([], {})
     finally:
         state.close()
         if db is not None:
             db.close()
     status = _status(home, settings, embedder.fingerprint, pending, catch_up)
     detail = f"{len(pending)} session(s) in scope have messages not indexed yet" if pending else ""
-    return SemanticHits(status, hits, detail, baseline)
+    return SemanticHits(status, hits, detail, baselines)
 
 
 def _hits(home: Path, state, embedder, query: str, scope: list[str],
-          top_k: int) -> tuple[list[tuple[int, str, float]], float | None]:
+          top_k: int) -> tuple[list[tuple[int, str, float]], dict[str, float]]:
     index = get_index(store.store_path(home), embedder.fingerprint)
     if not len(index) or top_k <= 0:
-        return [], None  # nothing to compare with: do not embed (or send) the query at all
+        return [], {}  # nothing to compare with: do not embed (or send) the query at all
     vector = embedder.embed_query(query)
-    baseline = float(np.max(null_vectors(embedder) @ np.asarray(vector, np.float32)))
+    query = np.asarray(vector, np.float32)
+    baselines = {script: float(np.max(lines @ query)) for script, lines in null_vectors(embedder).items()}
     want = top_k + 8
     for _ in range(_RECHECK_ROUNDS):
         candidates = index.search(vector, scope, want)
         alive = history.still_eligible(state, [c[0] for c in candidates])
         hits = [c for c in candidates if c[0] in alive][:top_k]
         if len(hits) >= top_k or len(candidates) < want:
-            return hits, baseline
+            return hits, baselines
         want *= 4
-    return hits, baseline
+    return hits, baselines
 
 
 def _status(home: Path, settings: EmbeddingSettings, fingerprint: str, pending: dict[str, int],

