@@ -125,7 +125,7 @@ class View:
     shown: list[tuple[int, str]]
     grouped: list[tuple[int, str]]  # best message of each of the first sessions
     quiet: bool = False  # empty, or every shown row has relevance "low"
-    answers: dict[int, int] = field(default_factory=dict)  # row message → the reply shown with it
+    answers: dict[int, set[int]] = field(default_factory=dict)  # row message → other messages shown in its row
 
 
 def _grouped(ranked: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -169,7 +169,9 @@ def plugin_method(engine, corpus: Corpus, mode: str, status: dict[str, int]):
         # A row shows its message and, when that message asks something, the reply that answered
         # it (snippet "question → answer"): both count as shown, at the row's rank.
         shown = [(int(r["message_id"]), r["session_id"]) for r in rows]
-        answers = {int(r["message_id"]): int(r["answer"]["message_id"]) for r in rows if r.get("answer")}
+        # Likewise the other top messages of the conversation the row lists under "more".
+        answers = {int(r["message_id"]): {int(x["message_id"]) for x in [r.get("answer") or {}, *(r.get("more") or [])]
+                                          if x} for r in rows}
         quiet = all((r.get("relevance") or {}).get("level") == "low" for r in rows)
         return View(ranked, shown, shown, quiet, answers)
 
@@ -183,16 +185,18 @@ def score(q: Question, v: View, english: bool) -> dict[str, float]:
     ev = set(q.evidence_message_ids)
     ev_sessions = set(q.evidence_session_ids)
     def hit(rows: list[tuple[int, str]]) -> float:
-        return float(any(m in ev or v.answers.get(m) in ev for m, _ in rows))
+        return float(any(m in ev or ev & v.answers.get(m, set()) for m, _ in rows))
 
-    row = {"msg@1": hit(v.shown[:1]), "msg@5": hit(v.shown[:5])}
+    row = {"msg@1": hit(v.shown[:1]), "msg@5": hit(v.shown[:5]),
+           "msg@1 row only": float(any(m in ev for m, _ in v.shown[:1])),
+           "msg@5 row only": float(any(m in ev for m, _ in v.shown[:5]))}
     if english:
         ranked = [m for m, _ in v.ranked] or [m for m, _ in v.shown]
         for k in (5, 10):
             row[f"r@{k}"] = len(ev.intersection(ranked[:k])) / len(ev)
         row["sess@3"] = float(any(s in ev_sessions for _, s in v.grouped[:SESSION_K]))
         row["best@3"] = hit(v.grouped[:SESSION_K])
-        row["best@3 msg only"] = float(any(m in ev for m, _ in v.grouped[:SESSION_K]))
+        row["best@3 row only"] = float(any(m in ev for m, _ in v.grouped[:SESSION_K]))
     return row
 
 
@@ -268,8 +272,9 @@ SUITE_TITLES = {
 
 def report(rows: list[dict]) -> str:
     out = []
-    for suite, cols in (("en", ("r@5", "r@10", "sess@3", "best@3", "best@3 msg only", "msg@1", "msg@5")),
-                        ("zh", ("msg@1", "msg@5")), ("xl", ("msg@1", "msg@5"))):
+    for suite, cols in (("en", ("r@5", "r@10", "sess@3", "best@3", "best@3 row only", "msg@1", "msg@5")),
+                        ("zh", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only")),
+                        ("xl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only"))):
         mine = [r for r in rows if r["suite"] == suite]
         if not mine:
             continue

@@ -59,9 +59,11 @@ ANSWER_CHARS = 120
 
 
 def result_row(hit: Mapping[str, Any], message: Mapping[str, Any], title: str | None,
-               terms: Sequence[str], tz: Any = None, answer: Mapping[str, Any] | None = None) -> dict[str, Any]:
+               terms: Sequence[str], tz: Any = None, answer: Mapping[str, Any] | None = None,
+               more: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """One result. When the message asks something, ``answer`` is the turn that replied: the
-    snippet shows the question's words, then "→" and the reply, and ``answer`` carries its id."""
+    snippet shows the question's words, then "→" and the reply, and ``answer`` carries its id.
+    ``more``: other top messages of the same conversation, each ``{message_id, role, text}``."""
     snippet = make_snippet(message.get("text", ""), terms)
     row = {
         "session_id": hit["session_id"],
@@ -80,4 +82,7 @@ def result_row(hit: Mapping[str, Any], message: Mapping[str, Any], title: str | 
         reply = make_snippet(answer["text"], terms, width=ANSWER_CHARS)
         row["snippet"] = f"{make_snippet(message.get('text', ''), terms, width=SNIPPET_CHARS // 2)} → {reply}"
         row["answer"] = {"message_id": answer["message_id"], "role": answer.get("role", ""), "snippet": reply}
+    if more:
+        row["more"] = [{"message_id": m["message_id"], "role": m.get("role", ""),
+                        "snippet": make_snippet(m.get("text", ""), terms, width=ANSWER_CHARS)} for m in more]
     return row

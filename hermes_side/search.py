@@ -38,6 +38,9 @@ CANDIDATES = 50  # per list, before fusion
 # list lead (LoCoMo dev hybrid recall@5/@10: k=60 0.530/0.614, k=10 0.586/0.690, k=5 0.600/0.691,
 # equal list weights; unequal weights were worse both ways).
 RRF_K = 5
+# Other messages of a conversation that are among the ``limit`` best hits overall are shown in
+# its row ("more"), so grouping by conversation never hides a top message.
+MORE_PER_ROW = 2
 KEYWORD_TRUST = True
 TRUST_TOP = 5  # keyword hits whose word coverage sets the keyword list's weight
 MAX_CONCURRENT = 4  # searches running at once per profile
@@ -357,7 +360,11 @@ class SearchEngine:
             title = titles.get(root) or titles.get(hit["session_id"])
             asking = asks(message["text"])
             answer = reply_to(self.connection(), hit["session_id"], hit["message_id"]) if asking else None
-            results.append(result_row(hit, message, title, terms, answer=answer))
+            shown = {hit["message_id"], answer["message_id"] if answer else None}
+            more = [{**messages[h["message_id"]], "message_id": h["message_id"]}
+                    for h in relevant[:req.limit] if smap.root_of.get(h["session_id"], h["session_id"]) == root
+                    and h["message_id"] not in shown and h["message_id"] in messages][:MORE_PER_ROW]
+            results.append(result_row(hit, message, title, terms, answer=answer, more=more))
         out = {**base, "results": results, "sessions_in_scope": in_scope}
         if status is not None:
             out["semantic_status"] = status

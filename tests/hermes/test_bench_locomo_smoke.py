@@ -17,8 +17,19 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-DATA_DIR = REPO.parent / "shared" / "data" / "locomo-dev"
 CONV = "30"  # the smallest file: 19 sessions, 369 turns
+
+
+def _shared(name: str) -> Path:
+    # The main checkout and its git worktrees sit at different depths below the shared folder.
+    for parent in REPO.parents:
+        if (parent / "shared" / "data" / name).is_dir():
+            return parent / "shared" / "data" / name
+    return REPO.parent / "shared" / "data" / name
+
+
+DATA_DIR = _shared("locomo-dev")
+ZH_DIR = _shared("locomo-zh-dev")
 
 pytestmark = pytest.mark.skipif(
     not (DATA_DIR / f"{CONV}.json").is_file(),
@@ -129,3 +140,49 @@ def test_evidence_normalisation(loaded):
     assert mod.normalise_evidence(["D8:6; D9:17"], known) == ["D8:6", "D9:17"]
     assert mod.normalise_evidence(["D:11:26"], known) == ["D11:26"]
     assert mod.normalise_evidence(["D1:18", "D", "D1:20", "D10:19"], known) == ["D1:18", "D1:20"]
+
+
+@pytest.mark.skipif(not (ZH_DIR / "questions.jsonl").is_file(), reason="LoCoMo-zh dev data not available")
+def test_chinese_history_holds_the_summaries_of_the_evidence_turns(tmp_path, monkeypatch):
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path))
+    mod = _load_module()
+    corpus = mod.load_locomo_zh(tmp_path, DATA_DIR, ZH_DIR, [CONV])
+    summaries = {mod.zh_turn_key(r["id"]): r["summary"] for r in map(json.loads, (ZH_DIR / "corpus.jsonl").open())}
+    mine = {k: v for k, v in summaries.items() if k[0] == CONV}
+    assert corpus.message_count() == len(mine) and corpus.questions
+    with sqlite3.connect(corpus.state_db) as conn:
+        content = dict(conn.execute("SELECT id, content FROM messages"))
+    for (conv, dia), turn in corpus.turns.items():
+        assert content[turn.message_id] == f"{turn.speaker}：{mine[(conv, dia)]}"
+    for q in corpus.questions:  # every evidence id names a Chinese message of this conversation
+        assert q.conv == CONV and all(content[m].split("：", 1)[1] in mine.values() for m in q.evidence_message_ids)
+
+
+def test_scene_ids_map_to_locomo_conversations(loaded):
+    mod, _, _ = loaded
+    assert mod.zh_turn_key("scene_0_session_2_turn_12") == ("26", "D2:12")
+    assert mod.zh_turn_key("scene_1_session_10_turn_3") == ("30", "D10:3")
+    with pytest.raises(ValueError):
+        mod.zh_turn_key("scene_x")
+
+
+def test_one_command_reports_every_suite_from_a_cached_home(tmp_path, monkeypatch, capsys):
+    """The benchmark's own entry point on one conversation, keyword methods only (no model)."""
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path))
+    import bench_locomo  # noqa: PLC0415
+
+    argv = ["--files", CONV, "--methods", "bm25", "keyword", "--suites", "en", "zh", "xl",
+            "--data-dir", str(DATA_DIR), "--zh-dir", str(ZH_DIR), "--cache-dir", str(tmp_path / "homes"),
+            "--json", str(tmp_path / "out.json")]
+    bench_locomo.main(argv)
+    first = json.loads((tmp_path / "out.json").read_text())
+    suites = {(r["suite"], r["method"]) for r in first["results"]}
+    assert suites == {(s, m) for s in ("en", "zh", "xl") for m in ("bm25", "keyword")}
+    assert "reused" not in capsys.readouterr().out
+    bench_locomo.main(argv)  # the second run reuses both homes and gives the same numbers
+    assert capsys.readouterr().out.count("(reused)") == 2
+    def scores(out):
+        return [{k: v for k, v in r.items() if k != "p95_ms"} for r in out["results"]]
+
+    assert scores(json.loads((tmp_path / "out.json").read_text())) == scores(first)
