@@ -25,7 +25,7 @@ from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, keyword_search
 from .messages import message_text
 from .query import ParsedQuery, QueryError, parse_query, trigrams
-from .relevance import judge, script_of, word_coverage
+from .relevance import judge, script_of
 from .replies import asks, reply_to, with_replies
 from .request import SearchRequest
 from .results import group_by_conversation, result_row
@@ -41,8 +41,6 @@ RRF_K = 5
 # Other messages of a conversation that are among the ``limit`` best hits overall are shown in
 # its row ("more"), so grouping by conversation never hides a top message.
 MORE_PER_ROW = 2
-KEYWORD_TRUST = True
-TRUST_TOP = 5  # keyword hits whose word coverage sets the keyword list's weight
 MAX_CONCURRENT = 4  # searches running at once per profile
 NO_CONTEXT = "No project context (no working directory recorded)"
 NO_OTHERS = "No other sessions in this project"
@@ -245,8 +243,7 @@ class SearchEngine:
         kw_ids = {h.message_id for h in kw}
         sem_ids = {mid for mid, _ in sem}
         cosine = {mid: score for mid, _, score in outcome.hits if mid in sem_ids} if outcome else {}
-        weights = (self._keyword_trust(kw, pq), 1.0) if kw and sem else None
-        fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]], k=RRF_K, weights=weights)
+        fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]], k=RRF_K)
         ranked = [{
             "message_id": mid,
             "session_id": session_of[mid],
@@ -258,16 +255,6 @@ class SearchEngine:
             if "reply_to" in hit:
                 hit["cosine"] = cosine.get(hit["message_id"], hit["cosine"])
         return ranked, outcome
-
-    def _keyword_trust(self, kw: Sequence[Hit], pq: ParsedQuery) -> float:
-        """The keyword list's weight in the fusion: the best share of the query's words that one of
-        its top hits contains. A list that only matched a name or one word of a Chinese question
-        asked over English history (cross-lingual) must not push the semantic hits down."""
-        if not KEYWORD_TRUST:
-            return 1.0
-        texts = self._messages([h.message_id for h in kw[:TRUST_TOP]])
-        words = pq.highlight_terms()
-        return max((word_coverage(m["text"], words) for m in texts.values()), default=0.0)
 
     def _keyword(self, pq: ParsedQuery, filters: Filters, place: dict[str, Any]) -> KeywordResult:
         conn = self.connection()
