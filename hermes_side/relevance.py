@@ -52,12 +52,23 @@ def script_of(text: str) -> str:
 
 
 def word_coverage(text: str, terms: Sequence[str]) -> float:
-    """Share of ``terms`` (query content words) found in ``text``."""
+    """Share of ``terms`` (query content words) found in ``text``. A CJK run longer than a word
+    (a whole unspaced question) earns the share of its character pairs found, so one matched word
+    inside a long Chinese question still counts for something."""
     terms = [fold(t) for t in dict.fromkeys(terms) if t]
     if not terms:
         return 0.0
     folded = fold(text)
-    return sum(1 for t in terms if t in folded) / len(terms)
+    return sum(_found(t, folded) for t in terms) / len(terms)
+
+
+def _found(term: str, text: str) -> float:
+    if term in text:
+        return 1.0
+    if len(term) < 3 or not CJK_CHAR.search(term):
+        return 0.0
+    pairs = {term[i:i + 2] for i in range(len(term) - 1)}
+    return sum(1 for p in pairs if p in text) / len(pairs)
 
 
 def margin_of(cosine: float | None, baselines: Mapping[str, float], text: str) -> float | None:
