@@ -14,6 +14,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from .profile import profile_at
+
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS bindings (
         chat TEXT PRIMARY KEY,
@@ -31,11 +33,11 @@ SCHEMA = [
 
 
 def plugin_dir(home: Path) -> Path:
-    return Path(home) / "project-history-recall"
+    return profile_at(home).plugin_dir
 
 
 def connect(home: Path) -> sqlite3.Connection:
-    path = plugin_dir(home) / "bindings.db"
+    path = profile_at(home).bindings_db
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=10, isolation_level=None)
     conn.row_factory = sqlite3.Row
@@ -45,9 +47,17 @@ def connect(home: Path) -> sqlite3.Connection:
     return conn
 
 
-def get_binding(home: Path, chat: str) -> dict[str, Any]:
+def _read(home: Path, sql: str, params: tuple) -> list[sqlite3.Row]:
+    """Readers never create the store: no bindings.db yet means no binding and no sessions."""
+    if not profile_at(home).bindings_db.exists():
+        return []
     with closing(connect(home)) as conn:
-        row = conn.execute("SELECT state, project_id FROM bindings WHERE chat = ?", (chat,)).fetchone()
+        return conn.execute(sql, params).fetchall()
+
+
+def get_binding(home: Path, chat: str) -> dict[str, Any]:
+    rows = _read(home, "SELECT state, project_id FROM bindings WHERE chat = ?", (chat,))
+    row = rows[0] if rows else None
     if row is None:
         return {"chat": chat, "state": "unset", "project_id": None}
     return {"chat": chat, "state": row["state"], "project_id": row["project_id"]}
@@ -76,6 +86,5 @@ def record_session(home: Path, chat: str, session_id: str) -> None:
 
 
 def sessions_for_chat(home: Path, chat: str) -> list[str]:
-    with closing(connect(home)) as conn:
-        return [r[0] for r in conn.execute("SELECT session_id FROM chat_sessions WHERE chat = ?", (chat,))]
+    return [r[0] for r in _read(home, "SELECT session_id FROM chat_sessions WHERE chat = ?", (chat,))]
 

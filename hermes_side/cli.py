@@ -9,14 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .profile import current_profile
 from .request import MODES, RequestError, parse_search_args
 from .search import SearchError, engine_for
 
 
 def _home() -> Path:
-    from hermes_constants import get_hermes_home
-
-    return Path(get_hermes_home())
+    return current_profile().home
 
 
 def _setup_search(p: argparse.ArgumentParser) -> None:
@@ -71,12 +70,6 @@ def _projects_provider(home: Path) -> dict[str, list[str]]:
     return {pid: info["session_ids"] for pid, info in project_sessions(home).items()}
 
 
-def _project_names(home: Path) -> dict[str, str]:
-    from .status import project_sessions
-
-    return {pid: info["name"] for pid, info in project_sessions(home).items()}
-
-
 def _register_optional() -> None:
     """Subcommands whose modules carry heavier imports register lazily."""
     try:
@@ -85,16 +78,18 @@ def _register_optional() -> None:
         emb_cli = None
     if emb_cli is not None:
         for name, help_text in (("index", "build or update the embedding index"),
-                                ("status", "per-project index and consent status"),
                                 ("consent", "show, grant or revoke consent for a remote embedding provider")):
             setup = getattr(emb_cli, f"setup_{name}", None)
             run = getattr(emb_cli, f"run_{name}", None)
             if setup and run:
                 if name == "index":
                     run = functools.partial(run, projects_provider=_projects_provider)
-                elif name == "status":
-                    run = functools.partial(run, projects_provider=_projects_provider, project_names=_project_names)
                 SUBCOMMANDS[name] = (help_text, setup, run)
+    from . import status
+
+    # The same object GET /status returns; it says itself when semantic search is missing.
+    SUBCOMMANDS["status"] = ("per-project messages, index and consent status", status.setup_status,
+                             status.run_status)
     from . import demo
 
     SUBCOMMANDS["demo"] = ("index and search this profile (or a demo history) with the local model",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -32,11 +31,10 @@ def on_pre_llm_call(session_id: str = "", **kwargs: Any) -> None:
     if not session_id:
         return None
     try:
-        from hermes_constants import get_hermes_home
-
         from .chat_service import place_new_session
+        from .profile import current_profile
 
-        home = Path(get_hermes_home())
+        home = current_profile().home
         key = (str(home), session_id)
         with _seen_lock:
             if key in _seen:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .move import MoveError, move_sessions
+from .profile import current_profile
 from .request import RequestError, parse_search_args
 from .search import NO_CONTEXT, SearchError, engine_for
 
@@ -83,18 +84,11 @@ def _error(message: str, code: str) -> str:
 
 
 def _hermes_home() -> Path:
-    from hermes_constants import get_hermes_home
-
-    return Path(get_hermes_home())
+    return current_profile().home
 
 
 def _profile() -> str:
-    try:
-        from hermes_cli.profiles import get_active_profile_name
-
-        return get_active_profile_name() or "default"
-    except Exception:  # profile naming is cosmetic here; never fail a search over it
-        return "default"
+    return current_profile().name
 
 
 def _current_session(kwargs: dict[str, Any]) -> str:
@@ -116,7 +110,7 @@ def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
         if not session_id:
             return _json({"success": True, "mode": req.mode, "results": [], "message": NO_CONTEXT,
                           "sessions_in_scope": 0})
-        engine = engine_for(_hermes_home(), _profile())
+        engine = engine_for(_hermes_home())
         return _json(engine.search(req, session_id=session_id))
     except (RequestError, SearchError) as exc:
         return _error(str(exc), exc.code)
@@ -140,7 +134,7 @@ def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
             return _error("no current session to move", "no_session")
         home = _hermes_home()
         result = move_sessions(home, [session_id], project_id.strip())
-        engine_for(home, _profile()).scopes.invalidate()
+        engine_for(home).scopes.invalidate()
         return _json(result)
     except MoveError as exc:
         return _error(str(exc), exc.code)
