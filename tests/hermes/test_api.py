@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -257,3 +258,42 @@ def test_profile_names_that_are_not_profile_ids_are_refused(groups):
     _, client, _, _ = groups
     for path in ("/p/%2e%2e/projects", "/p/Bad..Name/projects", "/p/a%2Fb/projects"):
         assert client.get(path, headers=AUTH).status_code in (401, 404), path
+
+
+# --- one status contract -----------------------------------------------------------------------
+
+PROJECT_KEYS = {"id", "name", "slug", "sessions", "messages", "indexed_messages", "chunks", "state"}
+SEMANTIC_KEYS = {"provider", "model", "consent", "status", "indexing"}
+
+
+def test_status_is_the_documented_contract_and_counts_the_index(groups):
+    """docs/recall-api.md: per project messages, indexed messages, chunks, state; semantic provider,
+    model, consent, status — and the numbers move when the real local model indexes."""
+    from hermes_side.embedding import build_index, load_settings
+
+    world, client, alpha, _ = groups
+    before = client.get("/status", headers=AUTH).json()
+    assert set(before) == {"success", "profile", "projects", "semantic"} and before["profile"] == "default"
+    row = next(p for p in before["projects"] if p["id"] == alpha)
+    assert set(row) == PROJECT_KEYS
+    assert (row["sessions"], row["messages"], row["indexed_messages"], row["chunks"]) == (1, 1, 0, 0)
+    assert row["state"] == "partial" and row["slug"] == "alpha"
+    assert set(before["semantic"]) == SEMANTIC_KEYS
+    assert before["semantic"] == {"provider": "local", "model": "multilingual-e5-small", "consent": "not_needed",
+                                  "status": "partial", "indexing": False}
+
+    build_index(world.home, load_settings(world.home))
+    after = client.get("/status", headers=AUTH).json()
+    row = next(p for p in after["projects"] if p["id"] == alpha)
+    assert row["indexed_messages"] == row["messages"] == 1 and row["chunks"] >= 1 and row["state"] == "ready"
+    assert after["semantic"]["status"] == "ready"
+
+
+def test_status_says_why_semantic_search_is_unavailable_without_a_path(groups):
+    world, client, _, _ = groups
+    (world.home / "config.yaml").write_text(
+        "plugins:\n  project-history-recall:\n    embedding:\n      chunk_sise: 3\n")
+    status = client.get("/status", headers=AUTH).json()
+    assert status["semantic"]["status"] == "unavailable" and "chunk_sise" in status["semantic"]["detail"]
+    assert str(world.home) not in json.dumps(status)
+    assert all(p["state"] == "unavailable" and p["messages"] >= 1 for p in status["projects"])
