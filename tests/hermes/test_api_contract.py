@@ -41,6 +41,8 @@ EXCHANGES: list[tuple[str, str, str, dict[str, Any] | None, dict[str, str]]] = [
     ("binding_unset", "GET", f"/chats/{GROUP}/binding", None, AUTH),
     ("search_chat_unbound", "POST", "/search", {"query": "rollout", "chat": GROUP}, AUTH),
     ("binding_put", "PUT", f"/chats/{OTHER}/binding", {"project": "beta", "only_if_unset": True}, AUTH),
+    ("binding_put_unknown_project", "PUT", f"/chats/{OTHER}/binding", {"project": "nope", "only_if_unset": True},
+     AUTH),
     ("move_chat", "POST", "/move", {"chat": GROUP, "project": "alpha"}, AUTH),
     ("binding_bound", "GET", f"/chats/{GROUP}/binding", None, AUTH),
     ("search_chat", "POST", "/search",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -95,6 +96,14 @@ class Captured:
 
 Responder = Callable[[httpx.Request], httpx.Response]
 
+# Answers of the real recall API, recorded by tests/hermes/test_api_contract.py.
+RECORDINGS = Path(__file__).resolve().parents[1] / "fixtures" / "recall_api"
+
+
+def recorded(name: str) -> dict[str, Any]:
+    """``{"request": {"method", "path", "body"}, "status", "body"}`` as the real server answered."""
+    return json.loads((RECORDINGS / f"{name}.json").read_text(encoding="utf-8"))
+
 
 class FakeRecallApi:
     """Answers by ``(method, path)``; a route may be a response, a JSON body or an exception."""
@@ -111,6 +120,19 @@ class FakeRecallApi:
             return httpx.Response(status, json=json_body)
 
         self._routes[(method, path)] = respond
+
+    def replay(self, name: str, *, prefix: str = "", path: str | None = None,
+               method: str | None = None) -> dict[str, Any]:
+        """Answer the recorded request ``name`` with the real server's recorded answer.
+
+        ``prefix`` puts it under an endpoint's ``/p/<profile>``; ``path`` and ``method`` replace
+        the recorded ones (another chat's binding; an answer every route can give, like 401).
+        Returns the recorded body for the test's asserts. A new route needs only a new exchange
+        in tests/hermes/test_api_contract.py and a re-record."""
+        rec = recorded(name)
+        self.route(method or rec["request"]["method"], prefix + (path or rec["request"]["path"]),
+                   status=rec["status"], json_body=rec["body"])
+        return rec["body"]
 
     def route_raw(self, method: str, path: str, responder: Responder) -> None:
         self._routes[(method, path)] = responder
