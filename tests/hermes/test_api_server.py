@@ -131,3 +131,33 @@ def test_health_answers_while_searches_hold_every_worker(server, provider):
     assert len(answers) == SEARCHES
     assert all(a.status_code == 200 and a.json()["semantic_status"] == "ready" for a in answers), \
         [a.text[:200] for a in answers]
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_real_server_opens_each_profile_with_its_own_key(world, tmp_path, shared):
+    """``hermes recall serve`` in the default profile: /p/work needs work's own key unless the
+    operator started the server with ``--share-key-with work``; keys never reach its log."""
+    from tests.hermes.test_api import WORK_KEY, add_profile
+
+    (world.home / "config.yaml").write_text("plugins:\n  enabled: [project-history-recall]\n")
+    world.project("Launch", world.folder("launch"))
+    work = add_profile(world, "work", key=WORK_KEY)
+    work.project("Ops", work.folder("ops"))
+    api = RecallServer(world.home, KEY, tmp_path / "recall.log", ("--share-key-with", "work") if shared else ())
+    api.start()
+    try:
+        def names(path: str, key: str) -> list[str] | int:
+            r = httpx.get(api.url + path, headers={"Authorization": f"Bearer {key}"}, timeout=30)
+            return [p["name"] for p in r.json()["projects"]] if r.status_code == 200 else r.status_code
+
+        assert names("/projects", KEY) == ["Launch"]
+        assert names("/p/work/projects", WORK_KEY) == ["Ops"]
+        assert names("/projects", WORK_KEY) == 401
+        assert names("/p/work/projects", KEY) == (["Ops"] if shared else 401)
+        assert names("/p/nosuch/projects", KEY) == 401
+    finally:
+        api.stop()
+        work.close()
+    log = api.log_text()
+    assert KEY not in log and WORK_KEY not in log
+    assert ("its key also opens: work" in log) is shared
