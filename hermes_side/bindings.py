@@ -14,8 +14,6 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from .profile import profile_at
-
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS bindings (
         chat TEXT PRIMARY KEY,
@@ -33,11 +31,11 @@ SCHEMA = [
 
 
 def plugin_dir(home: Path) -> Path:
-    return profile_at(home).plugin_dir
+    return Path(home) / "project-history-recall"
 
 
 def connect(home: Path) -> sqlite3.Connection:
-    path = profile_at(home).bindings_db
+    path = plugin_dir(home) / "bindings.db"
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=10, isolation_level=None)
     conn.row_factory = sqlite3.Row
@@ -49,7 +47,7 @@ def connect(home: Path) -> sqlite3.Connection:
 
 def _read(home: Path, sql: str, params: tuple) -> list[sqlite3.Row]:
     """Readers never create the store: no bindings.db yet means no binding and no sessions."""
-    if not profile_at(home).bindings_db.exists():
+    if not (plugin_dir(home) / "bindings.db").exists():
         return []
     with closing(connect(home)) as conn:
         return conn.execute(sql, params).fetchall()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -31,10 +32,11 @@ def on_pre_llm_call(session_id: str = "", **kwargs: Any) -> None:
     if not session_id:
         return None
     try:
-        from .chat_service import place_new_session
-        from .profile import current_profile
+        from .profile import current_profile  # the one profile seam (hermes -p, gateway overrides)
 
-        home = current_profile().home
+        from .chat_service import place_new_session
+
+        home = Path(current_profile().home)
         key = (str(home), session_id)
         with _seen_lock:
             if key in _seen:

@@ -110,7 +110,7 @@ def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
         if not session_id:
             return _json({"success": True, "mode": req.mode, "results": [], "message": NO_CONTEXT,
                           "sessions_in_scope": 0})
-        engine = engine_for(_hermes_home())
+        engine = engine_for(_hermes_home(), _profile())
         return _json(engine.search(req, session_id=session_id))
     except (RequestError, SearchError) as exc:
         return _error(str(exc), exc.code)
@@ -134,7 +134,7 @@ def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
             return _error("no current session to move", "no_session")
         home = _hermes_home()
         result = move_sessions(home, [session_id], project_id.strip())
-        engine_for(home).scopes.invalidate()
+        engine_for(home, _profile()).scopes.invalidate()
         return _json(result)
     except MoveError as exc:
         return _error(str(exc), exc.code)
