@@ -32,9 +32,8 @@ def on_pre_llm_call(session_id: str = "", **kwargs: Any) -> None:
     if not session_id:
         return None
     try:
-        from .profile import current_profile  # the one profile seam (hermes -p, gateway overrides)
-
         from .chat_service import place_new_session
+        from .profile import current_profile  # the one profile seam (hermes -p, gateway overrides)
 
         home = Path(current_profile().home)
         key = (str(home), session_id)
