@@ -148,6 +148,10 @@ def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
              + (", index run in progress" if sem.get("indexing") else "")]
     if sem.get("detail"):
         lines.append(f"  {sem['detail']}")
+    door = status.get("session_search")  # Hermes' own session_search, blocked in chats (the seal)
+    if isinstance(door, dict):
+        lines.append(f"Hermes session_search in chats: {'blocked' if door.get('blocked_in_chats') else 'OPEN'}"
+                     + (f" ({door['reason']})" if door.get("reason") else ""))
     if not status["projects"]:
         lines.append("No projects yet (create one in Hermes; chats and searches are scoped to projects).")
     for p in status["projects"]:

@@ -6,10 +6,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from . import history, runlock
-from .consent import ALL_PROJECTS, consent_state
+from .consent import consent_state
 from .coverage import open_store_if_exists, scope_counts
 from .providers import fingerprint_for
 from .settings import EmbeddingSettings, SettingsError, load_settings
+
+ALL_PROJECTS = "*"  # consent for every project at once (consent.ALL_PROJECTS)
 
 
 def index_status(
