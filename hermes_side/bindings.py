@@ -79,3 +79,13 @@ def sessions_for_chat(home: Path, chat: str) -> list[str]:
     with closing(connect(home)) as conn:
         return [r[0] for r in conn.execute("SELECT session_id FROM chat_sessions WHERE chat = ?", (chat,))]
 
+
+
+def all_bindings(home: Path) -> list[dict[str, Any]]:
+    """Every chat that was ever linked, with its state and how many conversations it has recorded."""
+    with closing(connect(home)) as conn:
+        rows = conn.execute(
+            "SELECT b.chat, b.state, b.project_id, b.updated_at,"
+            " (SELECT count(*) FROM chat_sessions c WHERE c.chat = b.chat) AS sessions"
+            " FROM bindings b ORDER BY b.chat").fetchall()
+    return [dict(r) for r in rows]
