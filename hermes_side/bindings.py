@@ -82,10 +82,7 @@ def sessions_for_chat(home: Path, chat: str) -> list[str]:
 
 
 def all_bindings(home: Path) -> list[dict[str, Any]]:
-    """Every chat that was ever linked, with its state and how many conversations it has recorded."""
+    """Every chat that was ever linked (``bound`` or ``home``), ordered by chat name."""
     with closing(connect(home)) as conn:
-        rows = conn.execute(
-            "SELECT b.chat, b.state, b.project_id, b.updated_at,"
-            " (SELECT count(*) FROM chat_sessions c WHERE c.chat = b.chat) AS sessions"
-            " FROM bindings b ORDER BY b.chat").fetchall()
+        rows = conn.execute("SELECT chat, state, project_id, updated_at FROM bindings ORDER BY chat").fetchall()
     return [dict(r) for r in rows]

@@ -65,18 +65,22 @@ def _setup_bindings(p: argparse.ArgumentParser) -> None:
 
 def bindings_view(home: Path) -> list[dict[str, Any]]:
     """Every chat → project link of the profile, with the project's name and slug."""
-    from . import bindings, hermes_db
+    from . import bindings, chat_service, hermes_db
 
     projects = hermes_db.load_projects(home)
     rows = []
     for row in bindings.all_bindings(home):
+        try:
+            conversations: int | None = len(chat_service.sessions_of_chat(home, row["chat"]))
+        except SearchError:  # no state.db yet: the links are still worth listing
+            conversations = None
         found = hermes_db.find_project(projects, row["project_id"]) if row["project_id"] else None
         project = None
         if row["state"] == "bound":
             project = {"id": row["project_id"], "slug": (found or {}).get("slug"),
                        "name": (found or {}).get("name"), "missing": found is None or bool(found.get("archived"))}
         rows.append({"chat": row["chat"], "state": row["state"], "project": project,
-                     "sessions": row["sessions"], "updated_at": row["updated_at"]})
+                     "sessions": conversations, "updated_at": row["updated_at"]})
     return rows
 
 
@@ -91,7 +95,8 @@ def render_bindings(rows: list[dict[str, Any]]) -> str:
         else:
             where = f"{project['name'] or project['id']} ({project['slug'] or project['id']})"
             where += "  [project missing or archived]" if project["missing"] else ""
-        lines.append(f"{row['chat']}  →  {where}  · {row['sessions']} conversation(s) recorded")
+        count = "?" if row["sessions"] is None else row["sessions"]
+        lines.append(f"{row['chat']}  →  {where}  · {count} conversation(s)")
     return "\n".join(lines)
 
 
