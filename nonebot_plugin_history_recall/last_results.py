@@ -1,7 +1,7 @@
 """Each group's last ``/recall`` result list, so ``/recall --open N`` can name a hit by its number.
 
 Kept in one small JSON file in the plugin's localstore data dir (it survives bot restarts) and in
-memory. Only ids and titles are stored — the text stays on the Hermes side, and opening a hit asks
+memory. Only ids are stored — the text stays on the Hermes side, and opening a hit asks
 the API again, which checks the scope anew (a group moved to another project cannot open its old
 hits). A write that fails is logged and costs only the ability to ``--open`` after a restart.
 """
@@ -21,14 +21,15 @@ from nonebot import logger
 from .client import LOG_PREFIX
 
 FILE_NAME = "last_results.json"
-MAX_CHATS = 2000  # the oldest groups are forgotten first; keeps the file small
+# The oldest groups are forgotten first: the file is rewritten on every search, so it stays small
+# (500 groups × 10 hits ≈ 30 KB).
+MAX_CHATS = 500
 
 
 @dataclass(frozen=True)
 class Hit:
     message_id: int
     session_id: str
-    title: str
 
 
 _cache: dict[str, dict[str, Any]] | None = None
@@ -72,11 +73,7 @@ def remember(chat: str, results: Sequence[Mapping[str, Any]]) -> None:
     """Replace the chat's list with ``results`` (the API's result rows, in the order shown)."""
     entries = _load()
     hits = [
-        {
-            "message_id": r["message_id"],
-            "session_id": str(r.get("session_id") or ""),
-            "title": str(r.get("title") or ""),
-        }
+        {"message_id": r["message_id"], "session_id": str(r.get("session_id") or "")}
         for r in results
         if isinstance(r.get("message_id"), int) and not isinstance(r.get("message_id"), bool)
     ]
@@ -93,7 +90,7 @@ def recall_hits(chat: str) -> list[Hit]:
     hits = []
     for row in entry.get("results") or []:
         if isinstance(row, dict) and isinstance(row.get("message_id"), int):
-            hits.append(Hit(row["message_id"], str(row.get("session_id") or ""), str(row.get("title") or "")))
+            hits.append(Hit(row["message_id"], str(row.get("session_id") or "")))
     return hits
 
 

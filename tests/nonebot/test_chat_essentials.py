@@ -239,3 +239,18 @@ async def test_a_failed_search_still_counts_for_the_cooldown(app: App, api: Fake
     second = await _say(app, bot_factory, group_message("/recall 迁移"))
     assert "秒后再试" in second.text
     assert len(api.requests) == 1
+
+
+def test_the_oldest_groups_lists_are_forgotten_first(nonebug_init, monkeypatch: pytest.MonkeyPatch):
+    from nonebot_plugin_history_recall import last_results
+
+    monkeypatch.setattr(last_results, "MAX_CHATS", 2)
+    row = {"message_id": 1, "session_id": "s"}
+    for chat in ("onebotv11:1", "onebotv11:2", "onebotv11:1", "onebotv11:3"):
+        last_results.remember(chat, [row])
+    last_results.forget_cache()
+
+    assert last_results.recall_hits("onebotv11:2") == []  # searched longest ago
+    assert last_results.recall_hits("onebotv11:1") == last_results.recall_hits("onebotv11:3") == [
+        last_results.Hit(1, "s")
+    ]
