@@ -205,6 +205,16 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
 
         return profile_status(p.home)
 
+    @router.post("/context")
+    def context(body: dict[str, Any] = Depends(_json_body), p: Profile = Depends(profile_of)) -> dict[str, Any]:
+        """The turns around one search hit, sealed to the chat's project (docs/recall-api.md)."""
+        from .context import open_context, parse_context_args
+
+        req = parse_context_args(body, allowed_extra=("chat",))
+        project_id = chat_service.chat_project(p.home, _chat(body.get("chat")))["id"]
+        opened = open_context(engine_for(p.home), req, project=project_id)
+        return {**opened, "project": _without_paths(opened.get("project"))}  # chat-facing: no server folder
+
 
 def _public(code: str, message: str, detail: str = "") -> str:
     """The sentence a caller gets; where the text may hold a path, a fixed one, and the log the rest."""

@@ -86,3 +86,10 @@ def record_session(home: Path, chat: str, session_id: str) -> None:
 def sessions_for_chat(home: Path, chat: str) -> list[str]:
     return [r[0] for r in _read(home, "SELECT session_id FROM chat_sessions WHERE chat = ?", (chat,))]
 
+
+
+def all_bindings(home: Path) -> list[dict[str, Any]]:
+    """Every chat that was ever linked (``bound`` or ``home``), ordered by chat name."""
+    with closing(connect(home)) as conn:
+        rows = conn.execute("SELECT chat, state, project_id, updated_at FROM bindings ORDER BY chat").fetchall()
+    return [dict(r) for r in rows]

@@ -151,7 +151,45 @@ def check_available() -> bool:
         return False
 
 
+OPEN_SCHEMA: dict[str, Any] = {
+    "name": "project_history_open",
+    "description": (
+        "Read the turns around one result of project_history_search: the messages just before "
+        "and after it in that past conversation, with roles and times. Use when a snippet is "
+        "not enough to answer. Only works for results of this project's history."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "message_id": {"type": "integer",
+                           "description": "The 'message_id' of a project_history_search result."},
+            "before": {"type": "integer", "default": 3, "description": "Turns before it (0-10, default 3)."},
+            "after": {"type": "integer", "default": 3, "description": "Turns after it (0-10, default 3)."},
+        },
+        "required": ["message_id"],
+    },
+}
+
+
+def handle_open(args: dict[str, Any], **kwargs: Any) -> str:
+    """Sealed exactly like ``handle_search``: the scope is the calling session's project."""
+    from .context import open_context, parse_context_args
+
+    try:
+        req = parse_context_args(args)
+        session_id = _current_session(kwargs)
+        if not session_id:
+            return _error(f"message not found ({NO_CONTEXT})", "not_found")
+        return _json(open_context(engine_for(_hermes_home(), _profile()), req, session_id=session_id))
+    except (RequestError, SearchError) as exc:
+        return _error(str(exc), exc.code)
+    except Exception as exc:  # the agent must get an answer, not a traceback
+        log.exception("project_history_open failed")
+        return _error(f"open failed: {type(exc).__name__}", "internal")
+
+
 TOOLS = (
     (SEARCH_SCHEMA, handle_search, "🔎"),
     (MOVE_SCHEMA, handle_move, "📁"),
+    (OPEN_SCHEMA, handle_open, "📖"),
 )

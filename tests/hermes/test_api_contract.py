@@ -32,7 +32,7 @@ GROUP, OTHER, HOMELESS = "onebotv11:111", "onebotv11:222", "onebotv11:333"
 
 # Values that differ from one run to the next (random project ids, clock times, the package
 # version): only their type is compared. Everything else must match exactly.
-VOLATILE = {"id", "when", "version", "project_id"}
+VOLATILE = {"id", "when", "version", "project_id", "timestamp"}
 
 # name → (method, path, body, headers). Order matters: later answers see earlier moves.
 EXCHANGES: list[tuple[str, str, str, dict[str, Any] | None, dict[str, str]]] = [
@@ -49,6 +49,10 @@ EXCHANGES: list[tuple[str, str, str, dict[str, Any] | None, dict[str, str]]] = [
      {"query": "kubernetes rollout", "chat": GROUP, "mode": "keyword", "limit": 3}, AUTH),
     ("search_chat_no_results", "POST", "/search",
      {"query": "zeppelin", "chat": GROUP, "mode": "keyword", "limit": 3}, AUTH),
+    ("search_chat_hybrid", "POST", "/search", {"query": "kubernetes rollout plan", "chat": GROUP}, AUTH),
+    ("search_bad_date", "POST", "/search", {"query": "rollout", "chat": GROUP, "after": "yesterday"}, AUTH),
+    ("context", "POST", "/context", {"chat": GROUP, "message_id": 1, "before": 2, "after": 2}, AUTH),
+    ("context_not_found", "POST", "/context", {"chat": GROUP, "message_id": 3, "before": 2, "after": 2}, AUTH),
     ("move_chat_home", "POST", "/move", {"chat": HOMELESS, "project": ""}, AUTH),
     ("binding_home", "GET", f"/chats/{HOMELESS}/binding", None, AUTH),
     ("move_unknown_project", "POST", "/move", {"chat": GROUP, "project": "nope"}, AUTH),
