@@ -38,6 +38,7 @@ SCHEMA = [
     )""",
     "CREATE INDEX IF NOT EXISTS chat_sessions_by_chat ON chat_sessions(chat)",
 ]
+LOCK_WAIT = 30.0  # seconds a placement or a /move waits for another one on the same chat
 
 
 def plugin_dir(home: Path) -> Path:
@@ -124,7 +125,7 @@ def fingerprint(home: Path) -> tuple:
 
 
 @contextmanager
-def chat_lock(home: Path, chat: str, timeout: float = 30.0) -> Iterator[None]:
+def chat_lock(home: Path, chat: str, timeout: float | None = None) -> Iterator[None]:
     """Serialise everything that places or moves one chat's sessions, across processes.
 
     The first-turn hook runs in the Hermes process and an admin's ``/move`` in the recall API
@@ -135,7 +136,7 @@ def chat_lock(home: Path, chat: str, timeout: float = 30.0) -> Iterator[None]:
     locks.mkdir(parents=True, exist_ok=True)
     name = hashlib.blake2b(chat.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
     with open(locks / f"{name}.lock", "a+b") as fh:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (LOCK_WAIT if timeout is None else timeout)
         while not _try_lock(fh):
             if time.monotonic() > deadline:
                 raise TimeoutError(f"chat {chat} is busy")
