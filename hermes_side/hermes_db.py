@@ -77,7 +77,7 @@ def session_chain(conn: sqlite3.Connection, session_id: str, limit: int = 64) ->
 
 
 def sessions_fingerprint(conn: sqlite3.Connection) -> str:
-    """A digest of every column attribution depends on, built in one C-level scan.
+    """A digest of every column attribution and the chat rule depend on, built in one C-level scan.
 
     Cheap next to re-attributing (no Python per row), and exact: any new session, move, archive
     flag or re-parenting changes it, whoever wrote it.
@@ -85,7 +85,8 @@ def sessions_fingerprint(conn: sqlite3.Connection) -> str:
     row = conn.execute(
         "SELECT count(*), group_concat(id || '|' || coalesce(cwd, '') || '|' || coalesce(git_repo_root, '')"
         " || '|' || coalesce(parent_session_id, '') || '|' || coalesce(end_reason, '') || '|'"
-        " || coalesce(archived, 0) || '|' || coalesce(source, ''), char(10)) FROM sessions"
+        " || coalesce(archived, 0) || '|' || coalesce(source, '') || '|' || coalesce(session_key, '')"
+        " || '|' || coalesce(chat_id, '') || '|' || coalesce(chat_type, ''), char(10)) FROM sessions"
     ).fetchone()
     return f"{row[0]}:" + hashlib.blake2b((row[1] or "").encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 

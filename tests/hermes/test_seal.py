@@ -111,6 +111,18 @@ class TestChatSearchesOnlyItsProject:
         assert [r["session_id"] for r in out["results"]] == [w.cli_beta]
         assert leaked(raw, "beta", "tg") == []
 
+    def test_gateway_peer_recorded_after_the_row_is_seen_at_once(self, sealed):
+        w = sealed
+        bindings.set_binding(w.home, "discord:777", w.beta)
+        sid = w.session("hello", source="discord", sid="dc-session-1")  # the gateway creates the row...
+        assert search(sid)[0]["code"] == "chat_unbound"  # ...no chat yet: refused (and the map is cached)
+
+        w.db.record_gateway_session_peer(sid, source="discord", session_key="agent:main:discord:group:777",
+                                         chat_id="777", chat_type="group")  # ...then records its peer
+        out, raw = search(sid)
+
+        assert out["project"]["id"] == w.beta and leaked(raw, "beta") == []
+
     def test_session_key_header_names_the_chat_of_an_api_server_session(self, sealed):
         from gateway.session_context import clear_session_vars, set_session_vars
 
