@@ -292,18 +292,23 @@ class TestSessionSearchDoor:
         finally:
             clear_session_vars(token)
 
-    def test_operator_switch_and_status(self, sealed):
+    def test_operator_switch_and_status(self, sealed, capsys):
+        from hermes_side.cli import main
         from hermes_side.session_search_guard import door_status
         from hermes_side.status import profile_status
 
         w = sealed
         assert profile_status(w.home)["session_search"]["blocked_in_chats"] is True
+        main(["status"])  # hermes recall status
+        assert "Hermes session_search in chats: blocked" in capsys.readouterr().out
         cfg = {"plugins": {"enabled": ["project-history-recall"],
                            "project-history-recall": {"block_session_search": False}}}
         (w.home / "config.yaml").write_text(json.dumps(cfg))
 
         assert self.block(G222) is None
         assert door_status(w.home)["blocked_in_chats"] is False
+        main(["status"])
+        assert "Hermes session_search in chats: OPEN" in capsys.readouterr().out
         (w.home / "config.yaml").write_text(json.dumps({"plugins": {"enabled": []}}))
         assert door_status(w.home)["blocked_in_chats"] is False  # plugin off: nothing guards the door
 
