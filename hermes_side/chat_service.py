@@ -98,7 +98,9 @@ def _move_chat_locked(home: Path, chat: str, project_ref: str, profile: str) -> 
 
 
 def place_new_session(home: Path, session_id: str, session_key: str | None) -> bool:
-    """Put a bound chat's session in its project. Returns whether the session belongs to a chat.
+    """Put a chat's session in the project its chat is bound to. Returns True when nothing is left
+    to do (not a chat session, or placed), False while the chat is unbound (ask again next turn:
+    the bot's initial binding may arrive later).
 
     Raises (``MoveError``, ``TimeoutError``, ``Unavailable``, ``sqlite3.Error``) when the
     placement failed, so the hook tries again on the next turn. The binding is read under the
@@ -107,10 +109,13 @@ def place_new_session(home: Path, session_id: str, session_key: str | None) -> b
     """
     chat = chat_from_session_id(session_id) or chat_from_session_key(session_key)
     if not chat:
-        return False
+        return True
     with bindings.chat_lock(home, chat):
         bindings.record_session(home, chat, session_id)
         binding = bindings.get_binding(home, chat)
-        if binding["state"] == "bound":
-            move_sessions(home, [session_id], binding["project_id"])
+        if binding["state"] == "home":
+            return True  # an admin's decision; a later /move moves this session with the chat
+        if binding["state"] != "bound":
+            return False
+        move_sessions(home, [session_id], binding["project_id"])
     return True

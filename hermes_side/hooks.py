@@ -17,7 +17,7 @@ from .session_search_guard import on_pre_tool_call
 log = logging.getLogger(__name__)
 
 # Sessions placed (or found to need no placement) in this process; the hook fires on every
-# turn. A failed placement is not remembered, so the next turn tries again.
+# turn. A failed placement, or a chat not bound yet, is not remembered: the next turn tries again.
 _placed: set[tuple[str, str]] = set()
 _placed_lock = threading.Lock()
 
@@ -44,9 +44,9 @@ def on_pre_llm_call(session_id: str = "", **kwargs: Any) -> None:
         with _placed_lock:
             if key in _placed:
                 return None
-        place_new_session(home, session_id, _session_key())
-        with _placed_lock:
-            _placed.add(key)
+        if place_new_session(home, session_id, _session_key()):
+            with _placed_lock:
+                _placed.add(key)
     except Exception:  # a hook must never break the user's turn; the next turn retries
         log.warning("project-history-recall: placing session %s failed; retrying next turn", session_id,
                     exc_info=True)

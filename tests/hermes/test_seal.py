@@ -387,6 +387,19 @@ class TestPlacementAndAdminMoveDoNotInterleave:
         assert w.db.get_session(sid)["cwd"] == str(w.b)
 
 
+    def test_a_chat_bound_after_its_first_turn_is_placed_on_a_later_turn(self, sealed):
+        w = sealed
+        first_turn(w.manager, G222)  # unbound: nothing to do yet
+        assert w.db.get_session(G222)["cwd"] is None
+        bindings.set_binding(w.home, "onebotv11:222", w.beta, only_if_unset=True)  # the bot's initial link
+
+        first_turn(w.manager, G222)
+
+        assert w.db.get_session(G222)["cwd"] == str(w.b)
+        out, raw = search(w.cur_beta)
+        assert WORDS["g222"] in raw and leaked(raw, "beta", "g222") == []
+
+
 class TestReadOnlyUri:
     def test_home_with_uri_characters_opens_its_own_file_read_only(self, tmp_path, monkeypatch):
         from hermes_side import hermes_db
