@@ -128,7 +128,12 @@ def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
             return _json({"success": True, "mode": req.mode, "results": [], "message": NO_CONTEXT,
                           "sessions_in_scope": 0})
         engine = engine_for(_hermes_home(), _profile())
-        return _json(engine.search(req, session_id=session_id, **_turn_hints()))
+        hints = _turn_hints()
+        result = engine.search(req, session_id=session_id, **hints)
+        if engine.scope_map().origin(session_id, **hints).chat:
+            # What the agent reads in a group it may repeat there: no server folder.
+            result.get("project", {}).pop("primary_path", None)
+        return _json(result)
     except (RequestError, SearchError) as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback

@@ -82,6 +82,7 @@ class TestChatSearchesOnlyItsProject:
         assert out["success"] is True and out["project"]["id"] == w.alpha
         assert {r["session_id"] for r in out["results"]} == {w.cli_alpha, G111}
         assert leaked(raw, "alpha", "g111") == []
+        assert "primary_path" not in out["project"] and str(w.a) not in raw  # no server folder in a group
 
     def test_bound_group_before_its_session_was_placed_still_searches_the_bound_project(self, sealed):
         w = sealed
