@@ -67,7 +67,9 @@ def origin_of(session_id: str, rows: Mapping[str, Mapping[str, Any]], recorded: 
             if sid == session_id:
                 return _from_hints(recorded.get(sid), session_key, platform)
             break
-        source = str(row.get("source") or "").strip().lower()
+        source = row.get("source") or ""
+        if source not in OPERATOR_SOURCES:  # Hermes writes them lower-case; anything else, normalise
+            source = str(source).strip().lower()
         if source in OPERATOR_SOURCES:
             return Origin(True, None) if is_chat else OPERATOR
         name = (recorded.get(sid) or chat_from_row(source, row.get("chat_id"), row.get("chat_type"))

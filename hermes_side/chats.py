@@ -14,6 +14,7 @@ Where they come from:
 
 from __future__ import annotations
 
+import functools
 import re
 
 _SESSION_ID = re.compile(r"^hermes-(?P<adapter>[a-z0-9_.-]+?)\+(?P<kind>group|private)\+(?P<rest>.+)$")
@@ -24,6 +25,7 @@ _CHAT = re.compile(r"^(?P<adapter>[a-z0-9_-]{1,32}):(?P<private>private:)?(?P<gr
 PRIVATE_TYPES = frozenset({"dm", "private"})
 
 
+@functools.lru_cache(maxsize=256)
 def normalize_adapter(name: str) -> str:
     """Same normalisation as nonebot-plugin-hermes: ``"OneBot V11"`` → ``onebotv11``."""
     return name.lower().replace(" ", "").replace(".", "") or "unknown"
@@ -49,7 +51,9 @@ def _strip_generation(last: str) -> str:
 
 
 def chat_from_session_id(session_id: str | None) -> str | None:
-    m = _SESSION_ID.match(session_id or "")
+    if not session_id or not session_id.startswith("hermes-"):  # the common case, cheaply
+        return None
+    m = _SESSION_ID.match(session_id)
     if not m:
         return None
     parts = m["rest"].split("+")
