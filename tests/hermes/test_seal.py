@@ -259,6 +259,17 @@ class TestFailClosed:
         out, raw = search(G111)
         assert out["success"] is True and out["project"]["id"] == w.alpha and leaked(raw, "alpha", "g111") == []
 
+    def test_unreadable_bindings_are_an_error_not_unbound_everything(self, sealed):
+        w = sealed
+        path = bindings.bindings_path(w.home)
+        for suffix in ("-wal", "-shm"):
+            path.with_name(path.name + suffix).unlink(missing_ok=True)
+        path.write_bytes(b"not a database either" * 100)
+
+        out, raw = search(G111)
+
+        assert out["success"] is False and out["code"] == "unavailable" and leaked(raw) == []
+
     def test_load_projects_raises_but_a_missing_file_is_no_projects(self, world):
         from hermes_side import hermes_db
 
