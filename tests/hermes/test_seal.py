@@ -141,6 +141,17 @@ class TestChatSearchesOnlyItsProject:
 
         assert out["project"]["id"] == w.beta and leaked(raw, "beta") == []
 
+    def test_compression_child_of_a_group_session_keeps_the_group(self, sealed):
+        w = sealed
+        w.db.end_session(G111, "compression")  # Hermes rotates: the child gets a new id, no cwd, no key
+        child = w.session("continued", source="api_server", sid="20261201_120000_abcdef", parent=G111)
+
+        out, raw = search(child)
+
+        assert out["project"]["id"] == w.alpha
+        assert [r["session_id"] for r in out["results"]] == [w.cli_alpha]  # its own conversation excluded
+        assert leaked(raw, "alpha") == []
+
     def test_subagent_of_a_chat_session_is_sealed_too(self, sealed):
         w = sealed
         child = w.session("delegated", source="subagent", parent=G222, cwd=w.b)
