@@ -35,6 +35,7 @@ WORKER_THREADS = 8
 STATUS_BY_CODE = {
     "unauthorized": 401, "unknown_profile": 404, "not_found": 404, "unknown_project": 404,
     "chat_unbound": 409, "no_db": 503, "folder_missing": 409, "query_too_long": 413, "unavailable": 503,
+    "busy": 503,
 }
 
 
@@ -246,6 +247,16 @@ def _error_handlers(app: FastAPI) -> None:
         message = MOVE_ERRORS.get(exc.code) or PUBLIC_ERRORS.get(exc.code) or "the move failed"
         log.warning("recall API move failed (%s): %s %s", exc.code, exc, getattr(exc, "detail", "") or "")
         return reply(STATUS_BY_CODE.get(exc.code, 400), message, exc.code)
+
+    @app.exception_handler(hermes_db.Unavailable)
+    async def _unavailable(_: Request, exc: hermes_db.Unavailable) -> JSONResponse:
+        # Fail closed: an unreadable projects.db or bindings.db is an error, never "nothing".
+        return reply(503, _public("unavailable", str(exc), exc.detail), "unavailable")
+
+    @app.exception_handler(TimeoutError)
+    async def _busy(_: Request, exc: TimeoutError) -> JSONResponse:
+        log.warning("recall API: timed out waiting: %s", exc)
+        return reply(503, "another change of this chat is in progress; try again", "busy")
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -99,7 +99,10 @@ def profile_status(home: Path, profile: str | None = None) -> dict[str, Any]:
                                 "consent": consent, "status": state, "indexing": bool(index.get("indexing"))}
     if index.get("error"):
         semantic["detail"] = _chat_safe(str(index["error"]), home)
-    return {"success": True, "profile": profile_at(home).name, "projects": rows, "semantic": semantic}
+    from .session_search_guard import door_status
+
+    return {"success": True, "profile": profile_at(home).name, "projects": rows, "semantic": semantic,
+            "session_search": door_status(home)}
 
 
 def _chat_safe(text: str, home: Path) -> str:

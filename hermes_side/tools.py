@@ -14,6 +14,7 @@ from .search import NO_CONTEXT, SearchError, engine_for
 
 log = logging.getLogger(__name__)
 TOOLSET = "project_history"
+ADMIN_ONLY = "only an admin can move this chat (/move in the group)"
 
 SEARCH_SCHEMA: dict[str, Any] = {
     "name": "project_history_search",
@@ -103,6 +104,23 @@ def _current_session(kwargs: dict[str, Any]) -> str:
     return str(sid)
 
 
+def _turn_hints() -> dict[str, str | None]:
+    """The live turn's session key and platform (set by the gateway and the api_server)."""
+    try:
+        from gateway.session_context import get_session_env
+    except ImportError:
+        return {"session_key": None, "platform": None}
+    return {"session_key": get_session_env("HERMES_SESSION_KEY") or None,
+            "platform": get_session_env("HERMES_SESSION_PLATFORM") or None}
+
+
+def _chat_safe(engine: Any, session_id: str, hints: dict[str, str | None], result: dict[str, Any]) -> dict[str, Any]:
+    """What the agent reads in a group it may repeat there: no server folder in a chat session."""
+    if engine.scope_map().origin(session_id, **hints).chat:
+        result.get("project", {}).pop("primary_path", None)
+    return result
+
+
 def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
     try:
         req = parse_search_args(args)
@@ -111,7 +129,8 @@ def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
             return _json({"success": True, "mode": req.mode, "results": [], "message": NO_CONTEXT,
                           "sessions_in_scope": 0})
         engine = engine_for(_hermes_home(), _profile())
-        return _json(engine.search(req, session_id=session_id))
+        hints = _turn_hints()
+        return _json(_chat_safe(engine, session_id, hints, engine.search(req, session_id=session_id, **hints)))
     except (RequestError, SearchError) as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback
@@ -133,10 +152,18 @@ def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
         if not session_id:
             return _error("no current session to move", "no_session")
         home = _hermes_home()
+        engine = engine_for(home, _profile())
+        # A chat's place is its binding, which only an admin changes (/move in the group): an
+        # agent anyone in the group can talk to must not be able to walk the chat elsewhere.
+        if engine.scope_map().origin(session_id, **_turn_hints()).chat:
+            return _error(ADMIN_ONLY, "admin_only")
         result = move_sessions(home, [session_id], project_id.strip())
-        engine_for(home, _profile()).scopes.invalidate()
+        engine.scopes.invalidate()
         return _json(result)
     except MoveError as exc:
+        # Only operator sessions get here, so the folder a failure concerns may be named.
+        return _error(f"{exc}: {exc.detail}" if exc.detail else str(exc), exc.code)
+    except SearchError as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:
         log.exception("project_session_move failed")
@@ -180,7 +207,9 @@ def handle_open(args: dict[str, Any], **kwargs: Any) -> str:
         session_id = _current_session(kwargs)
         if not session_id:
             return _error(f"message not found ({NO_CONTEXT})", "not_found")
-        return _json(open_context(engine_for(_hermes_home(), _profile()), req, session_id=session_id))
+        engine = engine_for(_hermes_home(), _profile())
+        hints = _turn_hints()
+        return _json(_chat_safe(engine, session_id, hints, open_context(engine, req, session_id=session_id, **hints)))
     except (RequestError, SearchError) as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback

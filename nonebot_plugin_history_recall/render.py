@@ -263,6 +263,11 @@ def render_status(
         return "\n".join(lines)
     lines.append(_index_line(status_data, binding_data))
     lines.append(_semantic_line(status_data.get("semantic") or {}))
+    door = status_data.get("session_search")
+    if isinstance(door, Mapping):
+        shut = door.get("blocked_in_chats") is True
+        lines.append("Hermes 自带的 session_search：" + ("群里已屏蔽 (blocked in chats)" if shut
+                                                     else "⚠️ 群里未屏蔽，它能读到所有群 (OPEN in chats)"))
     return "\n".join(lines)
 
 

@@ -145,6 +145,8 @@ def _report(stats: IndexStats) -> None:
               EXIT_INTERRUPTED)
     elif stats.status == "consent_required":
         _fail(stats.detail, EXIT_CONSENT)
+    elif stats.status == "corrupt":
+        _fail(f"The embedding index is damaged: {stats.detail}.", EXIT_FAILED)
     elif stats.status == "busy":
         _fail("Another index run is in progress for this profile; try again when it finishes.", EXIT_FAILED)
     else:

@@ -82,7 +82,8 @@ def answers(tmp_path_factory) -> dict[str, dict[str, Any]]:
         world.project("Beta", beta)
         world.project("Gone", gone)
         shutil.rmtree(gone)
-        (home / "config.yaml").write_text(f"terminal:\n  cwd: {world.folder('plain-home')}\n")
+        (home / "config.yaml").write_text("plugins:\n  enabled: [project-history-recall]\n"
+                                          f"terminal:\n  cwd: {world.folder('plain-home')}\n")
         world.session("kubernetes rollout plan: canary first", "agreed, then the fleet", cwd=alpha,
                       title="Rollout plan", ts=1_760_000_000)
         world.session("beta notes about the zebra budget", cwd=beta, title="Beta budget", ts=1_760_000_100)

@@ -111,6 +111,7 @@ async def test_admin_sees_status_of_endpoint_binding_and_index(app: App, api: Fa
     assert row["chunks"] > 0 and f"consent: {status['semantic']['consent']}" in text
     assert status["semantic"]["model"] in text and status["semantic"]["status"] in text
     assert "recall.test" not in text and "http" not in text  # the endpoint URL stays in the log
+    assert ("群里已屏蔽" in text) is status["session_search"]["blocked_in_chats"]
 
 
 async def test_status_when_the_server_is_down_says_so(app: App, api: FakeRecallApi, bot_factory):
