@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hermes_db
+from .profile import profile_at
 
 try:
     import fcntl
@@ -42,11 +43,11 @@ LOCK_WAIT = 30.0  # seconds a placement or a /move waits for another one on the 
 
 
 def plugin_dir(home: Path) -> Path:
-    return Path(home) / "project-history-recall"
+    return profile_at(home).plugin_dir
 
 
 def bindings_path(home: Path) -> Path:
-    return plugin_dir(home) / "bindings.db"
+    return profile_at(home).bindings_db
 
 
 def connect(home: Path) -> sqlite3.Connection:
@@ -62,7 +63,7 @@ def connect(home: Path) -> sqlite3.Connection:
 
 def _read(home: Path, sql: str, params: tuple) -> list[sqlite3.Row]:
     """Readers never create the store: no bindings.db yet means no binding and no sessions."""
-    if not (plugin_dir(home) / "bindings.db").exists():
+    if not bindings_path(home).exists():
         return []
     with closing(connect(home)) as conn:
         return conn.execute(sql, params).fetchall()
