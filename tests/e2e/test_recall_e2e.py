@@ -137,6 +137,13 @@ async def test_groups_recall_only_their_project_and_admin_moves_survive_restarts
         text_a = await _recall(ob, GROUP_A, "deploy pipeline")
         assert "mango" in text_a and "kiwi" not in text_a
 
+        # /recall-status for an admin: the real status contract, nothing internal in the group.
+        await ob.send_group_message("/recall-status", group_id=GROUP_A, user_id=ADMIN)
+        status = _all_text(await ob.expect_action(timeout=30))
+        assert "「Borealis」" in status and "条消息已向量化" in status and "consent: not_needed" in status
+        assert api.url not in status and "127.0.0.1" not in status and str(home) not in status
+        assert ids["borealis"] not in status and KEY not in status
+
     bot.stop()
     api.stop()
     api.start()
