@@ -26,9 +26,11 @@ SEARCH_ANSWER = shaped_like("search_chat_hybrid", {
     "project": {"kind": "explicit", "id": "p_1", "slug": "hermes-dev", "name": "Hermes Dev"},
     "results": [
         {"session_id": "s_a", "link": "@session:s_a", "title": "迁移方案", "message_id": 47, "role": "assistant",
-         "snippet": ">>>迁移<<< 用 alembic", "score_source": "both", "when": "2026-09-01 14:30"},
+         "snippet": ">>>迁移<<< 用 alembic", "score_source": "both", "when": "2026-09-01 14:30",
+         "relevance": {"level": "high", "score": 0.9}},
         {"session_id": "s_b", "link": "@session:s_b", "title": "回滚讨论", "message_id": 90, "role": "assistant",
-         "snippet": "回滚也要 >>>迁移<<<", "score_source": "keyword", "when": "2026-09-02 10:00"},
+         "snippet": "回滚也要 >>>迁移<<<", "score_source": "keyword", "when": "2026-09-02 10:00",
+         "relevance": {"level": "medium", "score": 0.6}},
     ],
     "sessions_in_scope": 12,
     "semantic_status": "ready",
