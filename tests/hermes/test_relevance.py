@@ -111,3 +111,14 @@ def test_a_chinese_question_finds_the_english_conversation(world):
     _, sessions = world
     out = search(world, "订单服务最后选了哪个数据库", "ask-orders", mode="semantic")
     assert out["results"] and out["results"][0]["session_id"] == sessions["db"]
+
+
+def test_a_conversation_row_shows_its_other_top_messages(world):
+    _, sessions = world
+    out = search(world, "掉线 heartbeat", "ask-bot", mode="keyword", limit=3)
+    first = out["results"][0]
+    assert first["session_id"] == sessions["bot"]
+    shown = {first["message_id"], *(m["message_id"] for m in [first.get("answer") or {}, *first.get("more", [])] if m)}
+    bot_messages = {m["id"] for m in world[0].messages(sessions["bot"])}
+    assert shown == bot_messages  # both turns match: grouping by conversation hides neither
+    assert len(out["results"]) == 1  # and no other conversation is padded in

@@ -1,0 +1,39 @@
+"""The relevance rules on real texts (pure functions; the calibration is in benchmarks/README.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hermes_side.relevance import MEDIUM, judge, script_of, word_coverage
+
+
+@pytest.mark.parametrize(("text", "script"), [
+    ("群机器人半夜掉线了怎么办？", "cjk"),
+    ("用 Alembic 做数据库迁移", "cjk"),
+    ("We went with Postgres because we need JSONB", "latin"),
+    ("deploy 到 production 的 pipeline configuration", "latin"),
+    ("", "latin"),
+])
+def test_script_follows_what_most_of_the_text_is_written_in(text, script):
+    assert script_of(text) == script
+
+
+def test_word_coverage_counts_chinese_words_like_english_ones():
+    assert word_coverage("每 90 天轮换 access token", ["轮换", "token"]) == 1.0
+    assert word_coverage("每 90 天轮换 access token", ["轮换", "心跳"]) == 0.5
+    assert word_coverage("Deploying with Docker", ["docker", "kubernetes"]) == 0.5  # folded
+
+
+def test_a_long_unspaced_chinese_question_earns_partial_credit_for_one_matched_word():
+    assert 0 < word_coverage("数据库迁移先加列再回填", ["请帮我找找关于数据库迁移方案"]) < 0.5
+
+
+def test_nothing_in_common_is_dropped_and_more_agreement_ranks_higher():
+    base = {"cjk": 0.85, "latin": 0.78}
+    assert judge(None, base, "周末去爬山", ["部署", "回滚"], "cjk") is None
+    assert judge(0.80, base, "周末去爬山", ["部署"], "cjk") is None  # below small talk
+    weak = judge(0.87, base, "部署脚本", ["回滚"], "cjk")
+    strong = judge(0.95, base, "部署脚本", ["回滚"], "cjk")
+    assert weak is not None and strong is not None and weak.score < strong.score
+    assert strong.level == "high" and weak.level == "low"
+    assert judge(None, {}, "回滚 部署 脚本", ["回滚", "部署"], "cjk").score >= MEDIUM  # all words, no model
