@@ -18,6 +18,7 @@ project come back empty or all-low for ≥ 80 % of questions in every language.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ CROSS_SCRIPT = 0.02
 WORDS_WEIGHT = 0.8
 HIGH = 0.8
 MEDIUM = 0.55
+KEYWORD_HIT = 0.05  # the least score of a hit keyword search returned
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,9 @@ def word_coverage(text: str, terms: Sequence[str]) -> float:
 def _found(term: str, text: str) -> float:
     if term in text:
         return 1.0
+    if term.isascii() and term.isalpha() and len(term) >= 5:
+        # Inflections, as keyword search stems them: "deploying" finds "deployed".
+        return 1.0 if re.search(r"\b" + re.escape(term[:max(4, len(term) - 3)]), text) else 0.0
     if len(term) < 3 or not CJK_CHAR.search(term):
         return 0.0
     pairs = {term[i:i + 2] for i in range(len(term) - 1)}
@@ -86,10 +91,12 @@ def meaning_score(margin: float | None, cross_script: bool = False) -> float:
 
 
 def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms: Sequence[str],
-          query_script: str) -> Relevance | None:
-    """The hit's relevance, or None when nothing says it is related and it must not be shown."""
+          query_script: str, keyword_hit: bool = False) -> Relevance | None:
+    """The hit's relevance, or None when nothing says it is related and it must not be shown.
+    A hit keyword search found is never dropped (it holds a query word, maybe in a form this
+    substring check misses); it can still be "low"."""
     meaning = meaning_score(margin_of(cosine, baselines, text), script_of(text) != query_script)
-    score = max(meaning, WORDS_WEIGHT * word_coverage(text, terms))
+    score = max(meaning, WORDS_WEIGHT * word_coverage(text, terms), KEYWORD_HIT if keyword_hit else 0.0)
     if score <= 0.0:
         return None
     level = "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"

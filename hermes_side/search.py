@@ -295,7 +295,8 @@ class SearchEngine:
         out = []
         for hit in ranked:
             message = messages.get(hit["message_id"])
-            relevance = judge(hit.get("cosine"), baselines, message["text"], words, script) if message else None
+            relevance = judge(hit.get("cosine"), baselines, message["text"], words, script,
+                              keyword_hit=hit["score_source"] != "semantic") if message else None
             if relevance is not None:
                 out.append({**hit, "relevance": relevance})
         return out

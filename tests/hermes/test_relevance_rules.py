@@ -22,6 +22,7 @@ def test_word_coverage_counts_chinese_words_like_english_ones():
     assert word_coverage("每 90 天轮换 access token", ["轮换", "token"]) == 1.0
     assert word_coverage("每 90 天轮换 access token", ["轮换", "心跳"]) == 0.5
     assert word_coverage("Deploying with Docker", ["docker", "kubernetes"]) == 0.5  # folded
+    assert word_coverage("we deployed it on Friday", ["deploying"]) == 1.0  # inflected, as keyword search finds it
 
 
 def test_a_long_unspaced_chinese_question_earns_partial_credit_for_one_matched_word():
@@ -37,3 +38,9 @@ def test_nothing_in_common_is_dropped_and_more_agreement_ranks_higher():
     assert weak is not None and strong is not None and weak.score < strong.score
     assert strong.level == "high" and weak.level == "low"
     assert judge(None, {}, "回滚 部署 脚本", ["回滚", "部署"], "cjk").score >= MEDIUM  # all words, no model
+
+
+def test_a_hit_keyword_search_found_is_kept_even_when_the_words_look_different():
+    # e.g. a word keyword search matched inside multimodal JSON or by a stem this check lacks
+    found = judge(None, {}, "The build cache was rebuilt", ["zeppelin"], "latin", keyword_hit=True)
+    assert found is not None and found.level == "low"
