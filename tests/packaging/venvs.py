@@ -41,7 +41,7 @@ def clean_env() -> dict[str, str]:
 def pinned_constraints() -> list[str]:
     """The test extra's ``==`` pins: the clean venvs get the versions the rest of the suite uses."""
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return [r for r in project["optional-dependencies"]["test"] if "==" in r]
+    return [re.sub(r"\[.*?\]", "", r) for r in project["optional-dependencies"]["test"] if "==" in r]  # no extras
 
 
 def venv(name: str, requirements: list[str]) -> Path:
