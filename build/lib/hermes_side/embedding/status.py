@@ -1,0 +1,65 @@
+"""Per-project index status for ``hermes recall status`` and the recall API."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from . import history, runlock
+from .consent import consent_state
+from .coverage import open_store_if_exists, scope_counts
+from .providers import fingerprint_for
+from .settings import EmbeddingSettings, SettingsError, load_settings
+
+
+def index_status(
+    home: Path,
+    projects: Mapping[str, Sequence[str]],
+    *,
+    profile: str = "default",
+    settings: EmbeddingSettings | None = None,
+) -> dict:
+    """``{"model", "fingerprint", "provider", "enabled", "indexing", "projects": {key: {...}}}``.
+
+    ``projects`` maps a project key to its session ids. Each project reports eligible
+    ``messages``, ``indexed_messages``, ``chunks``, ``pending_sessions``, ``consent`` and
+    ``state`` (ready / partial / indexing / consent_required / disabled). Never contains the key.
+    """
+    try:
+        settings = settings or load_settings(Path(home))
+    except SettingsError as exc:
+        return {"error": str(exc), "projects": {}}
+    fingerprint = fingerprint_for(settings)
+    run = runlock.current_run(Path(home))
+    out = {"provider": settings.provider, "model": settings.model, "endpoint": settings.endpoint,
+           "fingerprint": fingerprint, "enabled": settings.enabled, "indexing": bool(run), "projects": {}}
+    try:
+        state = history.connect_ro(Path(home))
+    except history.StateMissing as exc:
+        return {**out, "error": str(exc)}
+    db = open_store_if_exists(Path(home))
+    try:
+        for key, session_ids in projects.items():
+            counts = scope_counts(state, db, fingerprint, settings, list(session_ids))
+            consent = consent_state(Path(home), settings, profile, [key])
+            out["projects"][key] = {
+                "sessions": len(session_ids), "messages": counts.messages,
+                "indexed_messages": counts.indexed_messages, "chunks": counts.chunks,
+                "pending_sessions": counts.pending_sessions, "consent": consent,
+                "state": _state(settings, consent, counts.pending_sessions, run, fingerprint, session_ids),
+            }
+    finally:
+        state.close()
+        if db is not None:
+            db.close()
+    return out
+
+
+def _state(settings, consent, pending, run, fingerprint, session_ids) -> str:
+    if not settings.enabled:
+        return "disabled"
+    if consent == "required":
+        return "consent_required"
+    if not pending:
+        return "ready"
+    return "indexing" if runlock.run_covers(run, fingerprint, list(session_ids)) else "partial"

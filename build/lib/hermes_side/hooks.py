@@ -1,0 +1,51 @@
+"""Hermes hooks: place a bound chat's new sessions in the chat's project.
+
+The session row does not exist yet at ``on_session_start`` (hermes-facts §3), so this runs at
+``pre_llm_call``. It must return ``None`` — anything else is injected into the user's message.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# Sessions already handled in this process; the hook fires on every turn.
+_seen: set[tuple[str, str]] = set()
+_seen_lock = threading.Lock()
+
+
+def _session_key() -> str:
+    try:
+        from gateway.session_context import get_session_env
+
+        return get_session_env("HERMES_SESSION_KEY") or ""
+    except ImportError:
+        return ""
+
+
+def on_pre_llm_call(session_id: str = "", **kwargs: Any) -> None:
+    if not session_id:
+        return None
+    try:
+        from hermes_constants import get_hermes_home
+
+        from .chat_service import place_new_session
+
+        home = Path(get_hermes_home())
+        key = (str(home), session_id)
+        with _seen_lock:
+            if key in _seen:
+                return None
+            _seen.add(key)
+        place_new_session(home, session_id, _session_key())
+    except Exception:  # a hook must never break the user's turn
+        log.warning("project-history-recall: placing session %s failed", session_id, exc_info=True)
+    return None
+
+
+HOOKS: tuple[tuple[str, Callable[..., Any]], ...] = (("pre_llm_call", on_pre_llm_call),)

@@ -1,0 +1,30 @@
+"""Conversations: a compression lineage (root → rotated children) is one conversation. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def conversation_root(session_id: str, rows: Mapping[str, Mapping[str, Any]]) -> str:
+    """Walk up parent links that are compression rotations; branches and delegates stay separate."""
+    seen = {session_id}
+    current = session_id
+    while True:
+        row = rows.get(current)
+        parent_id = row.get("parent_session_id") if row else None
+        parent = rows.get(parent_id) if parent_id else None
+        if parent is None or parent_id in seen or parent.get("end_reason") != "compression":
+            return current
+        seen.add(parent_id)
+        current = parent_id
+
+
+def group_conversations(rows: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Conversation root → its session ids, oldest first."""
+    members: dict[str, list[str]] = {}
+    for sid in rows:
+        members.setdefault(conversation_root(sid, rows), []).append(sid)
+    for ids in members.values():
+        ids.sort(key=lambda s: (rows[s].get("started_at") or 0, s))
+    return members

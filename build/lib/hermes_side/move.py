@@ -1,0 +1,130 @@
+"""Move a whole conversation to a project's primary folder, or to Home.
+
+The only write this plugin makes to ``state.db``, and only through Hermes' own
+``SessionDB.update_session_cwd`` (seed §3.3). Attribution is a function of cwd, so changing the
+cwd of every session of the conversation is the move; the stale git root Hermes 0.19.0 leaves
+behind is ignored by our attribution because the new cwd does not lie inside it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from pathlib import Path
+from typing import Any
+
+from . import hermes_db
+from .attribution import resolve_project
+from .scope import git_common_root
+
+
+class MoveError(Exception):
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _configured_home(home: Path) -> str:
+    try:
+        import yaml
+
+        cfg = yaml.safe_load((Path(home) / "config.yaml").read_text(encoding="utf-8")) or {}
+    except (OSError, ValueError):
+        return ""
+    terminal = cfg.get("terminal") if isinstance(cfg, dict) else None
+    configured = str(terminal.get("cwd") or "") if isinstance(terminal, dict) else ""
+    return "" if configured in ("", ".") else os.path.abspath(os.path.expanduser(configured))
+
+
+def is_home_place(home: Path, folder: str) -> bool:
+    """True when a session whose cwd is ``folder`` would be attributed to Home."""
+    row = {"cwd": folder, "git_repo_root": None, "probed_repo_root": git_common_root(folder)}
+    return resolve_project(row, hermes_db.load_projects(home))["kind"] == "home"
+
+
+def home_cwd(home: Path) -> str:
+    """Where "Home" sessions live: ``terminal.cwd`` from the profile's config, else the user's
+    home directory — whichever is a real folder that belongs to no project and no repo."""
+    candidates = [c for c in (_configured_home(home), os.path.expanduser("~")) if c]
+    for folder in candidates:
+        if os.path.isdir(folder) and is_home_place(home, folder):
+            return folder
+    raise MoveError("no folder outside every project to use as Home: set terminal.cwd in config.yaml "
+                    "to a folder that is in no project and no git repository", "folder_missing")
+
+
+def target_for(home: Path, project_id: str) -> tuple[dict[str, Any] | None, str]:
+    """(project or None for Home, the folder to move into)."""
+    if not project_id:
+        return None, home_cwd(home)
+    project = hermes_db.find_project(hermes_db.load_projects(home), project_id)
+    if project is None or project.get("archived"):
+        raise MoveError(f"project not found: {project_id}", "unknown_project")
+    folders = project.get("folders") or []
+    folder = project.get("primary_path") or (folders[0]["path"] if folders else "")
+    if not folder:
+        raise MoveError(f"project has no folder: {project.get('name')}", "folder_missing")
+    if not os.path.isdir(folder):
+        raise MoveError(f"project folder not found: {folder}", "folder_missing")
+    return project, folder
+
+
+def open_session_db(home: Path):
+    from hermes_state import SessionDB
+
+    path = hermes_db.state_db_path(home)
+    if not path.exists():
+        raise MoveError("session database not found", "no_db")
+    return SessionDB(db_path=path)
+
+
+def conversation_ids(db, session_id: str) -> list[str]:
+    """Every session of the conversation, root → tip, by Hermes' own compression-lineage helper.
+
+    Not ``get_conversation_root``: it also follows branch and delegate links, and moving a
+    /branch must not move the conversation it was branched from.
+    """
+    lineage = db.get_compression_lineage(session_id) or [session_id]
+    return lineage if session_id in lineage else [*lineage, session_id]
+
+
+def write_cwd(db, session_id: str, cwd: str, branch: str, repo_root: str) -> None:
+    params = inspect.signature(db.update_session_cwd).parameters
+    if "replace_git_meta" in params:  # newer Hermes can clear a stale root itself
+        db.update_session_cwd(session_id, cwd, branch, repo_root, replace_git_meta=True)
+    else:
+        db.update_session_cwd(session_id, cwd, branch, repo_root)
+
+
+def git_branch(folder: str) -> str:
+    from tui_gateway import git_probe
+
+    return git_probe.branch(folder) or ""
+
+
+def move_sessions(home: Path, session_ids: list[str], project_id: str) -> dict[str, Any]:
+    """Move the conversations containing ``session_ids``; returns the seed's result object."""
+    project, folder = target_for(home, project_id)
+    db = open_session_db(home)
+    try:
+        moved: list[str] = []
+        for sid in session_ids:
+            if db.get_session(sid) is None:
+                raise MoveError(f"session not found: {sid}", "not_found")
+            for member in conversation_ids(db, sid):
+                if member not in moved:
+                    moved.append(member)
+        branch, root = git_branch(folder), git_common_root(folder)
+        for member in moved:
+            write_cwd(db, member, folder, branch, root)
+    finally:
+        db.close()
+    where = f"project {project['name']}" if project else "Home"
+    return {
+        "success": True,
+        "project": ({"kind": "explicit", "id": project["id"], "name": project["name"],
+                     "slug": project.get("slug")} if project else {"kind": "home"}),
+        "cwd": folder,
+        "moved_sessions": len(moved),
+        "message": f"Moved to {where}, cwd now {folder}",
+    }

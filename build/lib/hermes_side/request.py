@@ -1,0 +1,86 @@
+"""Validate tool/API arguments into a search request. Pure; errors are data, never exceptions."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+from .query import MAX_QUERY_CHARS
+
+MODES = ("hybrid", "keyword", "semantic")
+DEFAULT_LIMIT, MAX_LIMIT = 3, 10
+_RELATIVE = re.compile(r"^\s*(\d{1,5})\s*([hdwm])\s*$", re.IGNORECASE)
+_UNIT_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400}
+
+
+class RequestError(ValueError):
+    def __init__(self, message: str, code: str = "bad_request") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    query: str
+    mode: str = "hybrid"
+    limit: int = DEFAULT_LIMIT
+    after: float | None = None
+    before: float | None = None
+
+
+def parse_time(value: object, name: str, now: float) -> float | None:
+    """``None``/"" → no bound; ``7d``/``24h``/``2w``/``3m`` → that long ago; else an ISO date or datetime."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise RequestError(f"'{name}' must be a string like '2026-09-01' or '7d'")
+    rel = _RELATIVE.match(value)
+    if rel:
+        return now - int(rel.group(1)) * _UNIT_SECONDS[rel.group(2).lower()]
+    try:
+        return datetime.fromisoformat(value.strip()).timestamp()
+    except ValueError:
+        raise RequestError(f"'{name}' is not a date: {value[:40]!r} (use '2026-09-01', "
+                           "'2026-09-01T14:30' or a span like '7d' / '24h')") from None
+
+
+def coerce_limit(value: object) -> int:
+    if value is None:
+        return DEFAULT_LIMIT
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise RequestError("'limit' must be a number from 1 to 10")
+    try:
+        number = int(float(value))
+    except (TypeError, ValueError, OverflowError):
+        raise RequestError("'limit' must be a number from 1 to 10") from None
+    return max(1, min(MAX_LIMIT, number))
+
+
+def parse_search_args(args: object, *, allowed_extra: tuple[str, ...] = (),
+                      now: float | None = None) -> SearchRequest:
+    if not isinstance(args, dict):
+        raise RequestError("arguments must be a JSON object")
+    known = {"query", "mode", "limit", "after", "before", *allowed_extra}
+    unknown = sorted(str(k) for k in args if k not in known)
+    if unknown:
+        raise RequestError(f"unknown argument(s): {', '.join(unknown)[:200]}")
+    query = args.get("query")
+    if not isinstance(query, str):
+        raise RequestError("'query' is required and must be a string")
+    if len(query) > MAX_QUERY_CHARS:
+        raise RequestError(f"query is too long ({len(query)} characters; the limit is {MAX_QUERY_CHARS})",
+                           code="query_too_long")
+    if not query.strip() or not query.replace("\x00", "").strip():
+        raise RequestError("'query' is empty — say what to look for")
+    mode = args.get("mode") or "hybrid"
+    if mode not in MODES:
+        raise RequestError(f"'mode' must be one of {', '.join(MODES)}")
+    now = time.time() if now is None else now
+    after = parse_time(args.get("after"), "after", now)
+    before = parse_time(args.get("before"), "before", now)
+    if after is not None and before is not None and after >= before:
+        raise RequestError("'after' must be earlier than 'before'")
+    return SearchRequest(query=query, mode=mode, limit=coerce_limit(args.get("limit")), after=after, before=before)
+

@@ -1,0 +1,69 @@
+"""From ranked message hits to the seed's result rows. Pure: rows and clock come in as data."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+SNIPPET_CHARS = 160
+
+
+def make_snippet(text: str, terms: Sequence[str], *, width: int = SNIPPET_CHARS) -> str:
+    """A window of ``text`` around the first query term, hits marked ``>>>like this<<<``.
+
+    Same markers as Hermes' session_search, so the agent reads both tools the same way.
+    """
+    flat = " ".join(text.split())
+    terms = [t for t in terms if t]
+    # A latin term also marks its inflections ("decide" → "decided"), as keyword search finds them.
+    parts = [re.escape(t) + (r"\w*" if t.isascii() and t.isalpha() else "")
+             for t in sorted(terms, key=len, reverse=True)]
+    pattern = re.compile("|".join(parts), re.IGNORECASE) if parts else None
+    first = pattern.search(flat) if pattern else None
+    start = 0
+    if first and first.start() > width // 3:
+        start = first.start() - width // 3
+    window = flat[start:start + width]
+    if pattern:
+        window = pattern.sub(lambda m: f">>>{m.group(0)}<<<", window)
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + width < len(flat) else ""
+    return f"{prefix}{window}{suffix}"
+
+
+def format_when(ts: float | None, tz: Any = None) -> str:
+    if not ts:
+        return ""
+    return datetime.fromtimestamp(ts, tz).strftime("%Y-%m-%d %H:%M")
+
+
+def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str],
+                          limit: int) -> list[Mapping[str, Any]]:
+    """Keep each conversation's best hit, in rank order, at most ``limit`` conversations."""
+    seen: set[str] = set()
+    best: list[Mapping[str, Any]] = []
+    for hit in hits:
+        root = root_of.get(hit["session_id"], hit["session_id"])
+        if root in seen:
+            continue
+        seen.add(root)
+        best.append(hit)
+        if len(best) >= limit:
+            break
+    return best
+
+
+def result_row(hit: Mapping[str, Any], message: Mapping[str, Any], title: str | None,
+               terms: Sequence[str], tz: Any = None) -> dict[str, Any]:
+    return {
+        "session_id": hit["session_id"],
+        "link": f"@session:{hit['session_id']}",
+        "title": title or "",
+        "message_id": hit["message_id"],
+        "role": message.get("role", ""),
+        "snippet": make_snippet(message.get("text", ""), terms),
+        "score_source": hit["score_source"],
+        "when": format_when(message.get("timestamp"), tz),
+    }

@@ -1,0 +1,117 @@
+"""Project scopes: every session of the profile attributed once, cached until something changes.
+
+A scope is the set of sessions whose conversation resolves to the same place (explicit project,
+auto repo, or Home). Attribution runs per distinct (cwd, root) pair, not per session, and the
+whole map is rebuilt only when the sessions fingerprint or projects.db changes (new sessions,
+moves, archive flags, project edits) — not on every query.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import attribution, hermes_db
+from .lineage import conversation_root
+
+Probe = Callable[[str], str]
+
+
+def git_common_root(cwd: str) -> str:
+    """Git's common repo root for ``cwd`` (linked worktrees fold into the main repo), or ``""``."""
+    if not cwd or not os.path.isdir(cwd):
+        return ""
+    from tui_gateway import git_probe
+
+    return git_probe.common_repo_root(cwd) or ""
+
+
+@dataclass
+class ScopeMap:
+    rows: dict[str, dict[str, Any]]
+    projects: list[dict[str, Any]]
+    place_of: dict[str, dict[str, Any]]  # session id → resolved place
+    root_of: dict[str, str]  # session id → conversation root id
+    members: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # identity → session ids
+    conversations: dict[str, list[str]] = field(default_factory=dict)  # root → session ids
+
+    def place(self, session_id: str) -> dict[str, Any] | None:
+        return self.place_of.get(session_id)
+
+    def sessions_in(self, place: dict[str, Any]) -> list[str]:
+        return self.members.get(attribution.identity(place), [])
+
+    def conversation(self, session_id: str) -> list[str]:
+        return self.conversations.get(self.root_of.get(session_id, session_id)) or [session_id]
+
+
+def build_scope_map(rows: dict[str, dict[str, Any]], projects: list[dict[str, Any]],
+                    probe: Probe = git_common_root) -> ScopeMap:
+    index = attribution.FolderIndex(projects)
+    memo: dict[tuple[str, str], dict[str, Any]] = {}
+    place_of: dict[str, dict[str, Any]] = {}
+    root_of: dict[str, str] = {}
+    members: dict[tuple[str, str], list[str]] = {}
+    conversations: dict[str, list[str]] = {}
+    for sid in rows:
+        root_id = conversation_root(sid, rows)
+        root_of[sid] = root_id
+        conversations.setdefault(root_id, []).append(sid)
+        # A rotated child lives where its conversation lives.
+        source = attribution.effective_place(sid, rows)
+        cwd = (source.get("cwd") or "").strip()
+        key = (cwd, (source.get("git_repo_root") or "").strip())
+        place = memo.get(key)
+        if place is None:
+            place = attribution.resolve_project(source, index)
+            if place["kind"] != "explicit" and cwd and attribution.effective_root(source) is None:
+                # No usable root recorded (CLI and gateway rows never have one, a worktree's common
+                # root lies outside its cwd): ask git.
+                probed = dict(source, probed_repo_root=probe(cwd))
+                place = attribution.resolve_project(probed, index)
+            memo[key] = place
+        place_of[sid] = place
+        members.setdefault(attribution.identity(place), []).append(sid)
+    return ScopeMap(rows=rows, projects=projects, place_of=place_of, root_of=root_of, members=members,
+                    conversations=conversations)
+
+
+class ScopeCache:
+    """One per profile home; thread-safe; rebuilds only when a fingerprint moves."""
+
+    def __init__(self, home: Path, probe: Probe = git_common_root) -> None:
+        self.home = Path(home)
+        self._probe = probe
+        self._lock = threading.Lock()
+        self._key: tuple = (None, None)
+        self._map: ScopeMap | None = None
+        self._seen: dict[int, int] = {}  # connection → data_version the map was checked at
+
+    def get(self, conn) -> ScopeMap:
+        """The current map. ``PRAGMA data_version`` skips even the fingerprint scan while nobody
+        has written; after any write the exact fingerprint decides whether to rebuild."""
+        version = hermes_db.data_version(conn)
+        projects_key = hermes_db.projects_fingerprint(self.home)
+        with self._lock:
+            if self._map is not None and self._seen.get(id(conn)) == version and projects_key == self._key[1]:
+                return self._map
+        key = (hermes_db.sessions_fingerprint(conn), projects_key)
+        with self._lock:
+            if self._map is not None and key == self._key:
+                self._seen[id(conn)] = version
+                return self._map
+        rows = hermes_db.load_session_rows(conn)
+        projects = hermes_db.load_projects(self.home)
+        built = build_scope_map(rows, projects, self._probe)
+        with self._lock:
+            self._key, self._map = key, built
+            self._seen = {id(conn): version}
+        return built
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._key, self._map, self._seen = (None, None), None, {}

@@ -1,0 +1,355 @@
+"""``project_history_search``: scope → keyword and/or semantic hits → fused → one row per conversation.
+
+One engine per profile home, shared by the agent tool, the recall API, the CLI and the
+benchmarks, so every surface scopes and formats results the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import deps, hermes_db
+from .fusion import rrf
+from .keyword import Filters, Hit, KeywordResult, keyword_search
+from .messages import message_text
+from .query import ParsedQuery, QueryError, parse_query, trigrams
+from .replies import with_replies
+from .request import SearchRequest
+from .results import group_by_conversation, result_row
+from .scope import ScopeCache, ScopeMap
+
+log = logging.getLogger(__name__)
+
+CANDIDATES = 50  # per list, before fusion
+# Far below the textbook 60: with ~50 candidates per list, a small k lets the top hits of either
+# list lead (LoCoMo dev hybrid recall@5/@10: k=60 0.530/0.614, k=10 0.586/0.690, k=5 0.600/0.691,
+# equal list weights; unequal weights were worse both ways).
+RRF_K = 5
+MAX_CONCURRENT = 4  # searches running at once per profile
+NO_CONTEXT = "No project context (no working directory recorded)"
+NO_OTHERS = "No other sessions in this project"
+
+
+class SearchError(Exception):
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class SemanticOutcome:
+    status: str
+    hits: list[tuple[int, str, float]] = field(default_factory=list)
+    detail: str = ""
+
+
+def _semantic(home: Path, text: str, session_ids: Sequence[str], projects: Sequence[str],
+              profile: str) -> SemanticOutcome:
+    gap = deps.missing(deps.EMBEDDING)
+    if gap is not None:  # a directory install into a Hermes without numpy: keyword search only
+        return SemanticOutcome("unavailable", detail=deps.missing(deps.SEMANTIC).message("semantic search"))
+    from .embedding import semantic_search
+
+    res = semantic_search(home, text, session_ids, top_k=CANDIDATES, profile=profile, projects=projects)
+    return SemanticOutcome(res.status, list(res.hits), getattr(res, "detail", ""))
+
+
+def semantic_text(text: str, common_words: frozenset[str]) -> str:
+    """The query for the embedder without words common in the scope (names, the project itself):
+    measured on LoCoMo, a name in the question pulls every turn that mentions it to the top."""
+    if not common_words:
+        return text
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in common_words) + r")(?:['’]s)?\b", re.IGNORECASE)
+    stripped = " ".join(pattern.sub(" ", text).split())
+    return stripped if re.search(r"\w", stripped) else text
+
+
+def public_place(place: dict[str, Any], projects: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The ``project`` object of a result: explicit projects also carry slug and folder."""
+    if place["kind"] != "explicit":
+        return dict(place)
+    project = hermes_db.find_project(list(projects), place["id"]) or {}
+    return {"kind": "explicit", "id": place["id"], "name": place.get("name"),
+            "slug": project.get("slug"), "primary_path": project.get("primary_path")}
+
+
+class ScopeMessageIds:
+    """Sorted message ids of a scope's sessions, cached and extended as new messages arrive."""
+
+    def __init__(self, size: int = 64) -> None:
+        self._cache: dict[str, tuple[np.ndarray, int, frozenset[str]]] = {}
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, conn: sqlite3.Connection, session_ids: Sequence[str], max_id: int) -> np.ndarray:
+        key = hashlib.blake2b("\n".join(sorted(session_ids)).encode("utf-8", "surrogatepass"),
+                              digest_size=16).hexdigest()
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is not None and cached[1] >= max_id:
+            # Another search already saw newer messages: this one must not see past its own max_id.
+            ids = cached[0]
+            return ids if cached[1] == max_id else ids[: np.searchsorted(ids, max_id, "right")]
+        if cached is None:
+            members = frozenset(session_ids)
+            rows = conn.execute("SELECT id FROM messages WHERE session_id IN (SELECT value FROM json_each(?))"
+                                " AND id <= ? ORDER BY id", (json.dumps(sorted(members)), max_id)).fetchall()
+            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        else:
+            ids, seen, members = cached
+            new = [r[0] for r in conn.execute("SELECT id, session_id FROM messages WHERE id > ? AND id <= ?",
+                                              (seen, max_id)) if r[1] in members]
+            ids = np.concatenate([ids, np.asarray(new, dtype=np.int64)]) if new else ids
+        with self._lock:
+            current = self._cache.get(key)
+            if current is None or current[1] < max_id:  # never replace a newer entry
+                if current is None and len(self._cache) >= self._size:
+                    self._cache.pop(next(iter(self._cache)))
+                self._cache[key] = (ids, max_id, members)
+        return ids
+
+
+class SearchEngine:
+    def __init__(self, home: Path, *, profile: str = "default") -> None:
+        self.home = Path(home)
+        self.profile = profile
+        self.scopes = ScopeCache(self.home)
+        self.scope_messages = ScopeMessageIds()
+        self._local = threading.local()
+        self._gate = threading.BoundedSemaphore(MAX_CONCURRENT)
+        self._pool: list[sqlite3.Connection] = []
+        self._pool_lock = threading.Lock()
+
+    # -- plumbing -----------------------------------------------------------------------
+    def connection(self) -> sqlite3.Connection:
+        """The read-only connection leased to this thread (see :meth:`leased`)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            raise RuntimeError("SearchEngine.connection() outside engine.leased()")
+        return conn
+
+    @contextmanager
+    def leased(self) -> Iterator[sqlite3.Connection]:
+        """Lend this thread a pooled read-only connection for one operation (re-entrant).
+
+        At most ``MAX_CONCURRENT`` operations run at once: on two cores more parallel searches only
+        add memory (a connection and its page cache each) and tail latency, not throughput.
+        """
+        held = getattr(self._local, "conn", None)
+        if held is not None:
+            yield held
+            return
+        with self._gate:
+            with self._pool_lock:
+                conn = self._pool.pop() if self._pool else None
+            if conn is None:
+                try:
+                    conn = hermes_db.connect_ro(hermes_db.state_db_path(self.home))
+                except hermes_db.NoDatabase:
+                    raise SearchError("session database not found", "no_db") from None
+            self._local.conn = conn
+            try:
+                yield conn
+            finally:
+                self._local.conn = None
+                with self._pool_lock:
+                    self._pool.append(conn)
+
+    def scope_map(self) -> ScopeMap:
+        with self.leased() as conn:
+            return self._scope_map(conn)
+
+    def _scope_map(self, conn: sqlite3.Connection) -> ScopeMap:
+        try:
+            return self.scopes.get(conn)
+        except sqlite3.OperationalError:
+            # Another Hermes component can create state.db before SessionDB adds its tables.
+            if not hermes_db.has_sessions_table(conn):
+                raise SearchError("session database not found", "no_db") from None
+            raise
+
+    def resolve_scope(self, smap: ScopeMap, *, project: str | None = None,
+                      session_id: str | None = None) -> tuple[dict[str, Any], list[str]]:
+        """(place, session ids to search); the current conversation is never searched."""
+        if project is not None:
+            found = hermes_db.find_project(smap.projects, project)
+            if found is None or found.get("archived"):
+                raise SearchError(f"project not found: {project}", "unknown_project")
+            place = {"kind": "explicit", "id": found["id"], "name": found["name"]}
+            exclude: set[str] = set()
+        elif session_id:
+            place = smap.place(session_id) or {"kind": "home"}
+            exclude = set(smap.conversation(session_id))
+        else:
+            raise SearchError("no scope: give a project or a session", "bad_request")
+        ids = [sid for sid in smap.sessions_in(place) if sid not in exclude and self._searchable(smap, sid)]
+        return place, ids
+
+    @staticmethod
+    def _searchable(smap: ScopeMap, sid: str) -> bool:
+        row = smap.rows.get(sid) or {}
+        return not row.get("archived") and row.get("source") not in ("subagent", "tool")
+
+    @staticmethod
+    def has_context(smap: ScopeMap, session_id: str) -> bool:
+        from .attribution import effective_place
+
+        row = effective_place(session_id, smap.rows)
+        return bool((row.get("cwd") or "").strip() or (row.get("git_repo_root") or "").strip())
+
+    # -- ranking ------------------------------------------------------------------------
+    def rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
+             req: SearchRequest) -> tuple[list[dict[str, Any]], str | None]:
+        ranked, outcome = self._rank(pq, mode, place, ids, req)
+        return ranked, outcome.status if outcome else None
+
+    def _rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
+              req: SearchRequest) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
+        """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status."""
+        filters = Filters(ids, after=req.after, before=req.before)
+        keyword = self._keyword(pq, filters, place)
+        kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
+        status = None
+        outcome: SemanticOutcome | None = None
+        sem: list[tuple[int, str]] = []
+        if mode in ("semantic", "hybrid"):
+            projects = [place["id"]] if place["kind"] == "explicit" else [place["kind"]]
+            outcome = _semantic(self.home, semantic_text(pq.text, keyword.common_words), ids, projects,
+                                self.profile)
+            status = outcome.status
+            sem = [(mid, sid) for mid, sid, _ in outcome.hits]
+            if req.after is not None or req.before is not None:
+                sem = self._in_time_range(sem, req)
+            if not sem and mode == "semantic" and status not in ("ready", "partial", "indexing"):
+                # The seed's failure table: keyword results still come back.
+                kw = keyword.hits
+        session_of = {h.message_id: h.session_id for h in kw} | dict(sem)
+        kw_ids = {h.message_id for h in kw}
+        sem_ids = {mid for mid, _ in sem}
+        fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]], k=RRF_K)
+        ranked = [{
+            "message_id": mid,
+            "session_id": session_of[mid],
+            "score_source": _source(mid in kw_ids, mid in sem_ids),
+        } for mid, _ in fused]
+        ranked = with_replies(self.connection(), ranked)
+        return ranked, outcome
+
+    def _keyword(self, pq: ParsedQuery, filters: Filters, place: dict[str, Any]) -> KeywordResult:
+        conn = self.connection()
+        max_id = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
+        scope_ids = self.scope_messages.get(conn, self.scope_map().sessions_in(place), max_id)
+        return keyword_search(conn, pq, filters, scope_ids=scope_ids, total=max(1, max_id), limit=CANDIDATES)
+
+    def _in_time_range(self, hits: list[tuple[int, str]], req: SearchRequest) -> list[tuple[int, str]]:
+        if not hits:
+            return hits
+        rows = self.connection().execute(
+            "SELECT id, timestamp FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps([mid for mid, _ in hits]),)).fetchall()
+        ts = {r[0]: r[1] or 0 for r in rows}
+        return [(mid, sid) for mid, sid in hits
+                if (req.after is None or ts.get(mid, 0) >= req.after)
+                and (req.before is None or ts.get(mid, 0) < req.before)]
+
+    def _messages(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        rows = self.connection().execute(
+            "SELECT id, session_id, role, content, timestamp FROM messages"
+            " WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(ids)),)).fetchall()
+        return {r["id"]: {"role": r["role"], "text": message_text(r["content"]),
+                          "timestamp": r["timestamp"], "session_id": r["session_id"]} for r in rows}
+
+    # -- public -------------------------------------------------------------------------
+    def rank_messages(self, query: str, *, mode: str = "hybrid", project: str | None = None,
+                      session_id: str | None = None, limit: int = CANDIDATES) -> list[dict[str, Any]]:
+        with self.leased():
+            return self._rank_messages(query, mode, project, session_id, limit)
+
+    def _rank_messages(self, query: str, mode: str, project: str | None, session_id: str | None,
+                       limit: int) -> list[dict[str, Any]]:
+        smap = self.scope_map()
+        place, ids = self.resolve_scope(smap, project=project, session_id=session_id)
+        ranked, _ = self.rank(parse_query(query), mode, place, ids, SearchRequest(query=query, mode=mode))
+        return ranked[:limit]
+
+    def search(self, req: SearchRequest, *, project: str | None = None,
+               session_id: str | None = None) -> dict[str, Any]:
+        """The tool's result object (seed §4.5). Raises ``SearchError`` only for caller mistakes."""
+        with self.leased():
+            return self._search(req, project, session_id)
+
+    def _search(self, req: SearchRequest, project: str | None, session_id: str | None) -> dict[str, Any]:
+        try:
+            pq = parse_query(req.query)
+        except QueryError as exc:
+            raise SearchError(str(exc), exc.code) from None
+        smap = self.scope_map()
+        if project is None and session_id and not self.has_context(smap, session_id):
+            return {"success": True, "mode": req.mode, "project": {"kind": "home"}, "results": [],
+                    "message": NO_CONTEXT, "sessions_in_scope": 0}
+        place, ids = self.resolve_scope(smap, project=project, session_id=session_id)
+        in_scope = len({smap.root_of.get(s, s) for s in ids}) + (1 if session_id and project is None else 0)
+        base = {"success": True, "mode": req.mode, "project": public_place(place, smap.projects)}
+        if not ids:
+            return {**base, "results": [], "message": NO_OTHERS if session_id else "No sessions in this project",
+                    "sessions_in_scope": in_scope}
+        ranked, outcome = self._rank(pq, req.mode, place, ids, req)
+        status = outcome.status if outcome else None
+        best = group_by_conversation(ranked, smap.root_of, req.limit)
+        messages = self._messages([h["message_id"] for h in best])
+        terms = [*pq.highlight_terms(), *(g for run in pq.cjk_long for g in trigrams(run))]
+        titles = hermes_db.session_titles(
+            self.connection(), sorted({smap.root_of.get(h["session_id"], h["session_id"]) for h in best}
+                                      | {h["session_id"] for h in best}))
+        results = []
+        for hit in best:
+            message = messages.get(hit["message_id"])
+            if message is None:  # deleted between ranking and fetching
+                continue
+            root = smap.root_of.get(hit["session_id"], hit["session_id"])
+            title = titles.get(root) or titles.get(hit["session_id"])
+            results.append(result_row(hit, message, title, terms))
+        out = {**base, "results": results, "sessions_in_scope": in_scope}
+        if status is not None:
+            out["semantic_status"] = status
+        if status == "unavailable" and outcome and outcome.detail:
+            out["semantic_detail"] = outcome.detail  # e.g. which package is missing and how to install it
+        if status == "consent_required":
+            project_key = place.get("id") or place["kind"]
+            out["consent"] = {
+                "reason": outcome.detail if outcome else "",
+                "ask_user": "Semantic search would send this project's history to a remote embedding "
+                            "provider. Ask the user; only if they agree, run: "
+                            f"hermes recall consent grant --projects {project_key}",
+            }
+        if not results:
+            out["message"] = "No matching messages in this project"
+        return out
+
+
+_engines: dict[tuple[str, str], SearchEngine] = {}
+_engines_lock = threading.Lock()
+
+
+def engine_for(home: Path, profile: str = "default") -> SearchEngine:
+    key = (str(Path(home).resolve()), profile)
+    with _engines_lock:
+        if key not in _engines:
+            _engines[key] = SearchEngine(Path(home), profile=profile)
+        return _engines[key]
+
+
+def _source(in_keyword: bool, in_semantic: bool) -> str:
+    return "both" if in_keyword and in_semantic else ("keyword" if in_keyword else "semantic")

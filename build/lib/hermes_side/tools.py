@@ -1,0 +1,163 @@
+"""The two agent tools: schemas (seed §3.4, §4.1) and handlers that never raise."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from .move import MoveError, move_sessions
+from .request import RequestError, parse_search_args
+from .search import NO_CONTEXT, SearchError, engine_for
+
+log = logging.getLogger(__name__)
+TOOLSET = "project_history"
+
+SEARCH_SCHEMA: dict[str, Any] = {
+    "name": "project_history_search",
+    "description": (
+        "Search past conversations in the SAME project as this one. "
+        "Returns actual messages from other sessions, with links. "
+        "Use when the user asks about prior work on this codebase: "
+        "'what did we decide about X', 'where did we leave Y'. "
+        "Modes: 'hybrid' (default, keyword + semantic), 'keyword' "
+        "(exact terms), 'semantic' (similar meaning). Works in Chinese and English."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string",
+                      "description": "Search query. Keywords, phrases, or natural language."},
+            "mode": {
+                "type": "string", "enum": ["hybrid", "keyword", "semantic"], "default": "hybrid",
+                "description": (
+                    "'hybrid' (default): keyword + semantic combined. "
+                    "'keyword': exact terms only. 'semantic': similar meaning only. "
+                    "Use 'keyword' for code symbols/error codes; 'semantic' for "
+                    "'how did we handle X' when exact words differ."
+                ),
+            },
+            "limit": {"type": "integer", "default": 3,
+                      "description": "Max sessions to return (default 3, max 10)."},
+            "after": {"type": "string",
+                      "description": "Only messages after this: ISO date ('2026-09-01') or a span ('7d', '24h')."},
+            "before": {"type": "string",
+                       "description": "Only messages before this: ISO date or a span ('30d')."},
+        },
+        "required": ["query"],
+    },
+}
+
+MOVE_SCHEMA: dict[str, Any] = {
+    "name": "project_session_move",
+    "description": (
+        "Move this conversation to a different project. The working directory "
+        "switches to the target project's folder, and future history searches "
+        "will look in the new project. Use when the user says 'move this to X' "
+        "or 'this belongs to project Y'."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "project_id": {
+                "type": "string",
+                "description": (
+                    "Target project ID (e.g. 'p_abc123') or slug. Use '' to remove from "
+                    "any project (moves to Home). The conversation's working "
+                    "directory changes to the project's primary folder."
+                ),
+            },
+        },
+        "required": ["project_id"],
+    },
+}
+
+
+def _json(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def _error(message: str, code: str) -> str:
+    return _json({"success": False, "error": message, "code": code})
+
+
+def _hermes_home() -> Path:
+    from hermes_constants import get_hermes_home
+
+    return Path(get_hermes_home())
+
+
+def _profile() -> str:
+    try:
+        from hermes_cli.profiles import get_active_profile_name
+
+        return get_active_profile_name() or "default"
+    except Exception:  # profile naming is cosmetic here; never fail a search over it
+        return "default"
+
+
+def _current_session(kwargs: dict[str, Any]) -> str:
+    sid = kwargs.get("session_id") or ""
+    if not sid:
+        try:
+            from gateway.session_context import get_session_env
+
+            sid = get_session_env("HERMES_SESSION_ID") or ""
+        except ImportError:
+            sid = ""
+    return str(sid)
+
+
+def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
+    try:
+        req = parse_search_args(args)
+        session_id = _current_session(kwargs)
+        if not session_id:
+            return _json({"success": True, "mode": req.mode, "results": [], "message": NO_CONTEXT,
+                          "sessions_in_scope": 0})
+        engine = engine_for(_hermes_home(), _profile())
+        return _json(engine.search(req, session_id=session_id))
+    except (RequestError, SearchError) as exc:
+        return _error(str(exc), exc.code)
+    except Exception as exc:  # the agent must get an answer, not a traceback
+        log.exception("project_history_search failed")
+        return _error(f"search failed: {type(exc).__name__}", "internal")
+
+
+def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
+    try:
+        if not isinstance(args, dict):
+            return _error("arguments must be a JSON object", "bad_request")
+        unknown = sorted(str(k) for k in args if k != "project_id")
+        if unknown:
+            return _error(f"unknown argument(s): {', '.join(unknown)[:200]}", "bad_request")
+        project_id = args.get("project_id")
+        if not isinstance(project_id, str):
+            return _error("'project_id' is required and must be a string ('' moves to Home)", "bad_request")
+        session_id = _current_session(kwargs)
+        if not session_id:
+            return _error("no current session to move", "no_session")
+        home = _hermes_home()
+        result = move_sessions(home, [session_id], project_id.strip())
+        engine_for(home, _profile()).scopes.invalidate()
+        return _json(result)
+    except MoveError as exc:
+        return _error(str(exc), exc.code)
+    except Exception as exc:
+        log.exception("project_session_move failed")
+        return _error(f"move failed: {type(exc).__name__}", "internal")
+
+
+def check_available() -> bool:
+    """Seed §6: register whenever the profile home exists; failures are reported per call."""
+    try:
+        return _hermes_home().exists()
+    except Exception:
+        return False
+
+
+TOOLS = (
+    (SEARCH_SCHEMA, handle_search, "🔎"),
+    (MOVE_SCHEMA, handle_move, "📁"),
+)
