@@ -1,6 +1,7 @@
 """nonebug harness for the NoneBot side (``nonebot_plugin_history_recall``).
 
-Run on its own: ``cd /work/main && /work/venv/bin/pytest tests/nonebot -q``.
+Run on its own, from the repo root: ``.venv/bin/python -m pytest tests/nonebot -q``
+(``bash scripts/test.sh`` sets up ``.venv``).
 
 How it works:
 - ``pytest_configure`` hands nonebug the ``nonebot.init`` kwargs: no .env file, the fastapi
