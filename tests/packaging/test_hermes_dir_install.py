@@ -126,8 +126,8 @@ def test_hermes_plugins_install_without_numpy_keyword_works_semantic_names_the_f
 
     status = h.hermes("recall", "status")
     assert status.returncode == 0, status.stdout + status.stderr
-    assert "A (" in status.stdout and "unavailable" in status.stdout
-    assert fix_command(status.stdout) == fix_command(detail)
+    assert "A (" in status.stdout and "unavailable" in status.stdout and "numpy" in status.stdout
+    assert fix_command(status.stdout + status.stderr) == fix_command(detail)
 
     index = h.hermes("recall", "index")
     assert index.returncode == 2 and "numpy" in index.stderr
@@ -140,7 +140,7 @@ def test_the_printed_command_installs_what_was_missing(hermes_venv, tmp_path):
     assert h.hermes("plugins", "enable", PLUGIN).returncode == 0
     status = h.hermes("recall", "status")
     assert status.returncode == 0, status.stdout + status.stderr
-    command = fix_command(status.stdout)
+    command = fix_command(status.stdout + status.stderr)
     subprocess.run(["bash", "-c", command], env=clean_env(), check=True, capture_output=True, timeout=900)
     assert has(hermes_venv, *OPTIONAL) == list(OPTIONAL)
     again = h.hermes("recall", "status")
