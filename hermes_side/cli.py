@@ -148,7 +148,7 @@ def _run_status_without_embedding(args: argparse.Namespace) -> None:
         return
     for row in status["projects"]:
         print(f"  {row['name']} ({row['id']}): {row['messages']} messages, {row['sessions']} sessions")
-    print(f"Semantic search: unavailable - {status['semantic'].get('detail', '')}")
+    print(f"Semantic search: unavailable ({status['semantic'].get('detail', '')})")
 
 
 def setup_recall_command(parser: argparse.ArgumentParser) -> None:

@@ -64,10 +64,12 @@ class Missing:
     @property
     def summary(self) -> str:
         """Without any path: safe to show anywhere."""
-        return f"{', '.join(self.names)} not installed in Hermes' Python environment"
+        names = " and ".join(self.names)
+        return f"{names} {'is' if len(self.names) == 1 else 'are'} not installed in Hermes' Python environment"
 
     def message(self, feature: str) -> str:
-        return f"{feature} needs {' and '.join(self.names)} ({self.summary}); install with: {self.command}"
+        """With the command: for the operator (CLI, the agent's tool result)."""
+        return f"{feature} is unavailable: {self.summary}; install with: {self.command}"
 
 
 def missing(modules: Iterable[str]) -> Missing | None:

