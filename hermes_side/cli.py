@@ -119,7 +119,7 @@ def _setup_status_json(parser: argparse.ArgumentParser) -> None:
 
 
 def _needs_embedding(args: argparse.Namespace) -> None:
-    print("error: " + deps.missing(deps.SEMANTIC).message("this command"), file=sys.stderr)
+    print("error: " + deps.missing(deps.SEMANTIC).message(f"hermes recall {args.recall_command}"), file=sys.stderr)
     sys.exit(2)
 
 
