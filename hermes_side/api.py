@@ -188,6 +188,15 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
 
         return profile_status(p.home, p.name)
 
+    @router.post("/context")
+    def context(body: dict[str, Any] = Depends(_json_body), p: Profile = Depends(profile_of)) -> dict[str, Any]:
+        """The turns around one search hit, sealed to the chat's project (docs/recall-api.md)."""
+        from .context import open_context, parse_context_args
+
+        req = parse_context_args(body, allowed_extra=("chat",))
+        project_id = chat_service.chat_project(p.home, _chat(body.get("chat")))["id"]
+        return open_context(engine_for(p.home, p.name), req, project=project_id)
+
 
 def _error_handlers(app: FastAPI) -> None:
     def reply(status: int, message: str, code: str) -> JSONResponse:

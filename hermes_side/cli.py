@@ -60,8 +60,55 @@ def render_search(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _setup_bindings(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the links as JSON")
+
+
+def bindings_view(home: Path) -> list[dict[str, Any]]:
+    """Every chat → project link of the profile, with the project's name and slug."""
+    from . import bindings, chat_service, hermes_db
+
+    projects = hermes_db.load_projects(home)
+    rows = []
+    for row in bindings.all_bindings(home):
+        try:
+            conversations: int | None = len(chat_service.sessions_of_chat(home, row["chat"]))
+        except SearchError:  # no state.db yet: the links are still worth listing
+            conversations = None
+        found = hermes_db.find_project(projects, row["project_id"]) if row["project_id"] else None
+        project = None
+        if row["state"] == "bound":
+            project = {"id": row["project_id"], "slug": (found or {}).get("slug"),
+                       "name": (found or {}).get("name"), "missing": found is None or bool(found.get("archived"))}
+        rows.append({"chat": row["chat"], "state": row["state"], "project": project,
+                     "sessions": conversations, "updated_at": row["updated_at"]})
+    return rows
+
+
+def render_bindings(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "No chat is linked to a project yet (link one with /move in the chat)."
+    lines = []
+    for row in rows:
+        project = row["project"]
+        if project is None:
+            where = "Home (unlinked)"
+        else:
+            where = f"{project['name'] or project['id']} ({project['slug'] or project['id']})"
+            where += "  [project missing or archived]" if project["missing"] else ""
+        count = "?" if row["sessions"] is None else row["sessions"]
+        lines.append(f"{row['chat']}  →  {where}  · {count} conversation(s)")
+    return "\n".join(lines)
+
+
+def _run_bindings(args: argparse.Namespace) -> None:
+    rows = bindings_view(_home())
+    print(json.dumps(rows, ensure_ascii=False, indent=2) if args.json else render_bindings(rows))
+
+
 SUBCOMMANDS: dict[str, tuple[str, Any, Any]] = {
     "search": ("search a project's history", _setup_search, _run_search),
+    "bindings": ("list every chat group → project link", _setup_bindings, _run_bindings),
 }
 
 

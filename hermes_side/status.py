@@ -57,6 +57,8 @@ def profile_status(home: Path, profile: str = "default") -> dict[str, Any]:
     per = semantic.get("projects") if isinstance(semantic.get("projects"), dict) else {}
     for row in projects:
         row.update({k: v for k, v in (per.get(row["id"]) or {}).items() if k in ("chunks_indexed", "indexed")})
-    return {"success": True, "profile": profile, "projects": projects,
+    from .session_search_guard import door_status
+
+    return {"success": True, "profile": profile, "projects": projects, "session_search": door_status(home),
             "semantic": json.loads(json.dumps({k: v for k, v in semantic.items() if k != "projects"},
                                               default=str))}

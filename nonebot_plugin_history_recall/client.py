@@ -143,10 +143,20 @@ async def _call(endpoint: Endpoint, method: str, path: str, body: dict[str, Any]
     return _interpret(endpoint, what, response)
 
 
-async def search(endpoint: Endpoint, chat: str, query: str, mode: str, limit: int) -> ApiResult:
-    """Search the project bound to ``chat``; an unbound chat answers ``chat_unbound``, never globally."""
-    logger.debug(f"{LOG_PREFIX} search {chat} mode={mode} limit={limit} query={query!r}")
-    return await _call(endpoint, "POST", "/search", {"query": query, "mode": mode, "limit": limit, "chat": chat})
+async def search(
+    endpoint: Endpoint, chat: str, query: str, mode: str, limit: int, after: str = "", before: str = ""
+) -> ApiResult:
+    """Search the project bound to ``chat``; an unbound chat answers ``chat_unbound``, never globally.
+
+    ``after``/``before`` go through as typed ("7d", "2026-11-01"): the API owns date parsing and
+    answers a bad one with a sentence the chat can show.
+    """
+    logger.debug(
+        f"{LOG_PREFIX} search {chat} mode={mode} limit={limit} after={after!r} before={before!r} query={query!r}"
+    )
+    body: dict[str, Any] = {"query": query, "mode": mode, "limit": limit, "chat": chat}
+    body.update({name: value for name, value in (("after", after), ("before", before)) if value})
+    return await _call(endpoint, "POST", "/search", body)
 
 
 async def get_binding(endpoint: Endpoint, chat: str) -> ApiResult:
@@ -169,3 +179,13 @@ async def health(endpoint: Endpoint) -> ApiResult:
 
 async def status(endpoint: Endpoint) -> ApiResult:
     return await _call(endpoint, "GET", "/status")
+
+
+async def context(endpoint: Endpoint, chat: str, message_id: int, before: int, after: int) -> ApiResult:
+    """The turns around one hit, sealed server side to the chat's project (``POST /context``)."""
+    body = {"chat": chat, "message_id": message_id, "before": before, "after": after}
+    return await _call(endpoint, "POST", "/context", body)
+
+
+async def projects(endpoint: Endpoint) -> ApiResult:
+    return await _call(endpoint, "GET", "/projects")

@@ -25,6 +25,13 @@ PRIVATE_CHAT = "📌 /recall 只在群聊里可用：它查的是本群关联项
 BAD_MODE = "⚠️ --mode 只能是 hybrid、keyword 或 semantic。(--mode must be hybrid, keyword or semantic)"
 BAD_LIMIT = f"⚠️ --limit 要是 {LIMIT_MIN} 到 {LIMIT_MAX} 之间的数字。(--limit must be {LIMIT_MIN}-{LIMIT_MAX})"
 MOVE_IN_GROUP = "📌 /move 只在群聊里可用。(/move works in group chats)"
+BAD_OPEN = "⚠️ --open 后面要跟结果编号，例如 --open 2。(--open takes a result number)"
+OPEN_GONE = (
+    "📭 这一条已经不在本群关联的项目里了（可能被移走或删除了），重新 /recall 一下吧。"
+    "(not found in this group's project)"
+)
+CONTEXT_TURNS = 2  # turns shown before and after an opened hit
+TURN_WIDTH = 300
 
 # What the header says when semantic search could not contribute (see the API's semantic_status).
 _SEMANTIC_NOTES = {
@@ -36,26 +43,37 @@ _SEMANTIC_NOTES = {
 }
 
 
-def help_text(is_admin: bool, prefix: str = "/") -> str:
-    """``/recall`` alone; admin commands are listed only for admins."""
+def help_text(is_admin: bool, prefix: str = "/", can_move: bool | None = None, cooldown: float = 0) -> str:
+    """``/recall`` alone. Admin commands are listed only to those who may use them:
+    ``/move`` to ``can_move`` (defaults to ``is_admin``), ``/recall-status`` to bot admins."""
+    can_move = is_admin if can_move is None else can_move
     lines = [
         f"📚 {prefix}recall <问题> — 在本群关联项目的历史对话里查找",
         f"  --mode {'|'.join(MODES)}  检索方式（默认 {DEFAULT_MODE}）",
         f"  --limit N  返回几段对话（{LIMIT_MIN}-{LIMIT_MAX}，默认 {DEFAULT_LIMIT}）",
-        f"例：{prefix}recall 上次数据库迁移怎么定的",
+        "  --after 7d / --before 2026-11-01  只看这之后 / 之前的消息（日期，或 24h、7d、2w、3m）",
+        f"{prefix}recall --open N — 展开本群上一次检索的第 N 条，看它前后的几轮对话",
+        f"例：{prefix}recall 上次数据库迁移怎么定的 --after 30d",
     ]
-    if is_admin:
+    if cooldown > 0 and not can_move:
+        lines.append(f"每人两次检索之间要隔 {cooldown:g} 秒。")
+    if can_move:
         lines += [
             "管理员：",
+            f"{prefix}move — 列出可以关联的项目",
             f"{prefix}move <项目> — 把本群的对话移到项目，并把本群关联到它",
             f"{prefix}move --home — 移回 Home，取消关联",
-            f"{prefix}recall-status — 检索服务与本群的状态",
         ]
+    if is_admin:
+        lines.append(f"{prefix}recall-status — 检索服务与本群的状态")
     return "\n".join(lines)
 
 
 def usage_error(prefix: str = "/") -> str:
-    return f"⚠️ 没看懂参数。用法：{prefix}recall <问题> [--mode {'|'.join(MODES)}] [--limit {LIMIT_MIN}-{LIMIT_MAX}]"
+    return (
+        f"⚠️ 没看懂参数。用法：{prefix}recall <问题> [--mode {'|'.join(MODES)}] [--limit {LIMIT_MIN}-{LIMIT_MAX}]"
+        f" [--after 7d] [--before 2026-11-01]，或 {prefix}recall --open N"
+    )
 
 
 def move_usage(prefix: str = "/") -> str:
@@ -132,7 +150,7 @@ def result_block(index: int, result: Mapping[str, Any], now: datetime) -> str:
     return "\n".join(lines)
 
 
-def result_blocks(data: Mapping[str, Any], query: str, now: datetime) -> list[str]:
+def result_blocks(data: Mapping[str, Any], query: str, now: datetime, prefix: str = "/") -> list[str]:
     """Header block, then one block per result; a single friendly block when nothing matched."""
     name = project_name(data.get("project"))
     echo = _shorten(" ".join(query.split()), QUERY_ECHO_WIDTH)
@@ -144,6 +162,7 @@ def result_blocks(data: Mapping[str, Any], query: str, now: datetime) -> list[st
         text = f"🔍 在项目「{name}」里没有找到与“{echo}”相关的对话。换个说法试试，或加 --mode keyword。"
         return [text + (f"\n{note}" if note else "")]
     header = f"📚 项目「{name}」里与“{echo}”相关的 {len(results)} 段对话" + (f"\n{note}" if note else "")
+    header += f"\n（{prefix}recall --open N 展开第 N 条）"
     return [header] + [result_block(i, r, now) for i, r in enumerate(results, 1)]
 
 
@@ -235,3 +254,55 @@ def render_status(
     lines.append(_index_line(status_data, binding_data))
     lines.append(_semantic_line(status_data.get("semantic") or {}))
     return "\n".join(lines)
+
+
+def cooldown_text(seconds: int) -> str:
+    return f"⏳ 查得有点快，请 {seconds} 秒后再试。(please wait {seconds} s)"
+
+
+def open_unavailable(count: int, prefix: str = "/") -> str:
+    """``--open N`` when N is not one of the group's last results."""
+    if count == 0:
+        return f"📭 本群还没有可以展开的检索结果，先用 {prefix}recall <问题> 查一下。(nothing to open yet)"
+    return f"⚠️ 上一次检索有 {count} 条结果，--open 要是 1 到 {count}。(--open takes 1-{count})"
+
+
+_ROLE_LABELS = {"user": "👤 用户", "assistant": "🤖 助手"}
+
+
+def context_blocks(data: Mapping[str, Any], index: int, now: datetime) -> list[str]:
+    """Header block, then one block per turn; the opened hit is marked 👉."""
+    title = _shorten(" ".join(str(data.get("title") or "").split()), TITLE_WIDTH) or UNTITLED
+    header = f"📖 第 {index} 条：{title} · 项目「{project_name(data.get('project'))}」"
+    if link := str(data.get("link") or ""):
+        header += f"\n🔗 {link}"
+    blocks = [header]
+    turns = [t for t in data.get("turns") or [] if isinstance(t, Mapping)]
+    for n, turn in enumerate(turns):
+        label = _ROLE_LABELS.get(str(turn.get("role")), str(turn.get("role") or "?"))
+        when = format_when(turn.get("when"), now)
+        mark = "👉 " if turn.get("hit") else ""
+        text = _shorten(str(turn.get("text") or "").strip(), TURN_WIDTH)
+        more = ""
+        if n == 0 and data.get("more_before"):
+            more = "…\n"
+        block = f"{more}{mark}{label}" + (f" · {when}" if when else "") + f"\n{text}"
+        if n == len(turns) - 1 and data.get("more_after"):
+            block += "\n…"
+        blocks.append(block)
+    return blocks
+
+
+def render_projects(data: Mapping[str, Any], binding: Mapping[str, Any] | None, prefix: str = "/") -> str:
+    """``/move`` alone: the profile's projects (name and slug, never folders), the group's marked."""
+    projects = [p for p in data.get("projects") or [] if isinstance(p, Mapping)]
+    usage = move_usage(prefix)
+    if not projects:
+        return f"📁 Hermes 里还没有项目，先在 Hermes 里建一个再来关联。(no projects yet)\n{usage}"
+    bound_id = ((binding or {}).get("project") or {}).get("id") if (binding or {}).get("state") == "bound" else None
+    lines = [f"📁 可以关联的项目（{len(projects)} 个）："]
+    for project in projects:
+        slug = project.get("slug") or project.get("id") or ""
+        current = "  ✅ 本群当前 (current)" if bound_id and project.get("id") == bound_id else ""
+        lines.append(f"• {project_name(project)}" + (f" · {slug}" if slug else "") + current)
+    return "\n".join([*lines, usage])

@@ -156,6 +156,8 @@ def _report(stats: IndexStats) -> None:
               EXIT_INTERRUPTED)
     elif stats.status == "consent_required":
         _fail(stats.detail, EXIT_CONSENT)
+    elif stats.status == "corrupt":
+        _fail(f"The embedding index is damaged: {stats.detail}.", EXIT_FAILED)
     elif stats.status == "busy":
         _fail("Another index run is in progress for this profile; try again when it finishes.", EXIT_FAILED)
     else:
@@ -185,10 +187,16 @@ def run_status(args: argparse.Namespace, *, projects_provider: ProjectsProvider 
         finally:
             state.close()
     status = index_status(home, projects, profile=_profile(profile))
+    from ..session_search_guard import door_status
+
+    status["session_search"] = door_status(home)
     if getattr(args, "json", False):
         print(json.dumps(status, indent=2, ensure_ascii=False))
     else:
         _print_status(status, project_names(home) if project_names else {})
+        door = status["session_search"]
+        print(f"Hermes session_search in chats: {'blocked' if door['blocked_in_chats'] else 'OPEN'} "
+              f"({door['reason']})")
     if status.get("error"):
         sys.exit(EXIT_FAILED)
 

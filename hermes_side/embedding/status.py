@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from . import history, runlock
+from . import history, runlock, store
 from .consent import consent_state
 from .coverage import open_store_if_exists, scope_counts
 from .providers import fingerprint_for
@@ -37,7 +37,11 @@ def index_status(
         state = history.connect_ro(Path(home))
     except history.StateMissing as exc:
         return {**out, "error": str(exc)}
-    db = open_store_if_exists(Path(home))
+    try:
+        db = open_store_if_exists(Path(home))
+    except store.StoreCorrupt as exc:
+        state.close()
+        return {**out, "error": str(exc)}
     try:
         for key, session_ids in projects.items():
             counts = scope_counts(state, db, fingerprint, settings, list(session_ids))

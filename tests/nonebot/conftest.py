@@ -88,10 +88,12 @@ def api(monkeypatch: pytest.MonkeyPatch) -> FakeRecallApi:
 @pytest.fixture(autouse=True)
 def _fresh_plugin_state(nonebug_init: None) -> None:
     """Module-level caches must not leak between tests."""
-    from nonebot_plugin_history_recall import bindings, outbound
+    from nonebot_plugin_history_recall import bindings, cooldown, last_results
 
     bindings._pending.clear()
-    outbound._nicknames.clear()
+    cooldown.reset()
+    last_results.data_file(last_results.FILE_NAME).unlink(missing_ok=True)
+    last_results.forget_cache()
 
 
 @pytest.fixture

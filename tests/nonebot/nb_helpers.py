@@ -25,7 +25,7 @@ TEAM_KEY = "team-a-key-0123456789abcdef"
 _message_ids = itertools.count(1)
 
 
-def group_message(text: str, user_id: int = USER_ID, group_id: int = PLAIN_GROUP):
+def group_message(text: str, user_id: int = USER_ID, group_id: int = PLAIN_GROUP, role: str = "member"):
     from nonebot.adapters.onebot.v11 import GroupMessageEvent, Message
     from nonebot.adapters.onebot.v11.event import Sender
 
@@ -41,7 +41,7 @@ def group_message(text: str, user_id: int = USER_ID, group_id: int = PLAIN_GROUP
         original_message=Message(text),
         raw_message=text,
         font=0,
-        sender=Sender(user_id=user_id, nickname="someone", role="member"),
+        sender=Sender(user_id=user_id, nickname="someone", role=role),
         to_me=False,
         group_id=group_id,
     )
@@ -74,11 +74,19 @@ class Captured:
 
     def __init__(self) -> None:
         self.texts: list[str] = []
+        self.messages: list[object] = []
 
     def __eq__(self, other: object) -> bool:
         extract = getattr(other, "extract_plain_text", None)
         self.texts.append(extract() if callable(extract) else str(other))
+        self.messages.append(other)
         return True
+
+    def quotes(self, event) -> bool:
+        """The one message sent starts with a reply segment pointing at ``event``."""
+        (message,) = self.messages
+        first = message[0] if len(message) else None
+        return first is not None and first.type == "reply" and str(first.data.get("id")) == str(event.message_id)
 
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)

@@ -65,9 +65,9 @@ async def test_push_that_cannot_reach_the_server_is_retried_on_the_first_recall(
     assert api.bodies()[1] == {"project": "alpha", "only_if_unset": True}
     assert "Alpha" in reply.text
 
-    # Once it landed, later /recall calls go straight to the search.
+    # Once it landed, later /recall calls go straight to the search (another member: no cooldown).
     api.requests.clear()
-    event = group_message("/recall 上线")
+    event = group_message("/recall 上线", user_id=10050)
     async with app.test_matcher() as ctx:
         bot = bot_factory(ctx)
         ctx.receive_event(bot, event)

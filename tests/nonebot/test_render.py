@@ -76,7 +76,7 @@ def test_results_header_names_project_and_count(render):
     }
     blocks = render.result_blocks(data, "db  migration", NOW)
 
-    assert blocks[0] == "📚 项目「Hermes」里与“db migration”相关的 2 段对话"
+    assert blocks[0] == "📚 项目「Hermes」里与“db migration”相关的 2 段对话\n（/recall --open N 展开第 N 条）"
     assert blocks[1].startswith("1. t1") and blocks[2].startswith("2. t2")
 
 
