@@ -125,7 +125,9 @@ def test_hermes_plugins_install_without_numpy_keyword_works_semantic_names_the_f
     assert move["success"] is True
 
     status = h.hermes("recall", "status")
-    assert status.returncode == 0, status.stdout + status.stderr
+    # 0, or 1 from a status that exits non-zero while semantic search is unavailable; never the 2
+    # of a `recall` command Hermes does not know (the plugin failed to load).
+    assert status.returncode in (0, 1), status.stdout + status.stderr
     assert "A (" in status.stdout and "unavailable" in status.stdout and "numpy" in status.stdout
     assert fix_command(status.stdout + status.stderr) == fix_command(detail)
 
@@ -139,7 +141,7 @@ def test_the_printed_command_installs_what_was_missing(hermes_venv, tmp_path):
     copy_plugin(h.home)
     assert h.hermes("plugins", "enable", PLUGIN).returncode == 0
     status = h.hermes("recall", "status")
-    assert status.returncode == 0, status.stdout + status.stderr
+    assert status.returncode in (0, 1), status.stdout + status.stderr  # see the test above
     command = fix_command(status.stdout + status.stderr)
     subprocess.run(["bash", "-c", command], env=clean_env(), check=True, capture_output=True, timeout=900)
     assert has(hermes_venv, *OPTIONAL) == list(OPTIONAL)
