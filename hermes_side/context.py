@@ -72,7 +72,8 @@ _SELECT = ("SELECT m.id, m.session_id, m.role, m.content, m.timestamp FROM messa
 
 
 def open_context(engine: SearchEngine, req: ContextRequest, *, project: str | None = None,
-                 session_id: str | None = None) -> dict[str, Any]:
+                 session_id: str | None = None, session_key: str | None = None,
+                 platform: str | None = None) -> dict[str, Any]:
     """The hit and up to ``before``/``after`` turns of its conversation around it.
 
     ``project`` / ``session_id`` name the scope exactly as for ``SearchEngine.search``.
@@ -80,9 +81,10 @@ def open_context(engine: SearchEngine, req: ContextRequest, *, project: str | No
     """
     with engine.leased() as conn:
         smap = engine.scope_map()
-        if project is None and session_id and not engine.has_context(smap, session_id):
+        hints = {"session_key": session_key, "platform": platform}
+        if project is None and session_id and not engine.has_context(smap, session_id, **hints):
             raise SearchError(f"{NOT_FOUND} ({NO_CONTEXT})", "not_found")
-        place, ids = engine.resolve_scope(smap, project=project, session_id=session_id)
+        place, ids = engine.resolve_scope(smap, project=project, session_id=session_id, **hints)
         in_scope = set(ids)
         hit = conn.execute(_SELECT + " AND m.id = ?", (req.message_id,)).fetchone()
         if hit is None or hit["session_id"] not in in_scope:

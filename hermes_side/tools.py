@@ -120,6 +120,13 @@ def _turn_hints() -> dict[str, str | None]:
             "platform": get_session_env("HERMES_SESSION_PLATFORM") or None}
 
 
+def _chat_safe(engine: Any, session_id: str, hints: dict[str, str | None], result: dict[str, Any]) -> dict[str, Any]:
+    """What the agent reads in a group it may repeat there: no server folder in a chat session."""
+    if engine.scope_map().origin(session_id, **hints).chat:
+        result.get("project", {}).pop("primary_path", None)
+    return result
+
+
 def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
     try:
         req = parse_search_args(args)
@@ -129,11 +136,7 @@ def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
                           "sessions_in_scope": 0})
         engine = engine_for(_hermes_home(), _profile())
         hints = _turn_hints()
-        result = engine.search(req, session_id=session_id, **hints)
-        if engine.scope_map().origin(session_id, **hints).chat:
-            # What the agent reads in a group it may repeat there: no server folder.
-            result.get("project", {}).pop("primary_path", None)
-        return _json(result)
+        return _json(_chat_safe(engine, session_id, hints, engine.search(req, session_id=session_id, **hints)))
     except (RequestError, SearchError) as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback
@@ -210,7 +213,9 @@ def handle_open(args: dict[str, Any], **kwargs: Any) -> str:
         session_id = _current_session(kwargs)
         if not session_id:
             return _error(f"message not found ({NO_CONTEXT})", "not_found")
-        return _json(open_context(engine_for(_hermes_home(), _profile()), req, session_id=session_id))
+        engine = engine_for(_hermes_home(), _profile())
+        hints = _turn_hints()
+        return _json(_chat_safe(engine, session_id, hints, open_context(engine, req, session_id=session_id, **hints)))
     except (RequestError, SearchError) as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback

@@ -171,6 +171,48 @@ class TestChatSearchesOnlyItsProject:
         assert leaked(captured.out + captured.err) == []
 
 
+class TestOpenIsSealedLikeSearch:
+    """``project_history_open`` reads around a hit: the same scope rule, the same refusals."""
+
+    def message_of(self, w, session_id: str) -> int:
+        return w.db.get_messages(session_id)[0]["id"]
+
+    def test_bound_group_opens_its_project_but_not_another_chat_or_project(self, sealed):
+        w = sealed
+        cur = w.session("what did we say?", source="api_server", sid=G111 + "+8")
+
+        own = call_tool("project_history_open", {"message_id": self.message_of(w, w.cli_alpha)}, cur)
+        assert own["success"] is True and "primary_path" not in own["project"]
+        assert leaked(json.dumps(own, ensure_ascii=False), "alpha") == []
+        for other in (w.cli_beta, w.cli_home, G222, DM42, TG):
+            raw = call_tool_raw("project_history_open", {"message_id": self.message_of(w, other)}, cur)
+            assert json.loads(raw)["code"] == "not_found" and leaked(raw) == []
+
+    def test_unbound_chat_cannot_open_anything(self, sealed):
+        w = sealed
+        raw = call_tool_raw("project_history_open", {"message_id": self.message_of(w, w.cli_home)}, G222)
+        assert json.loads(raw)["success"] is False and leaked(raw) == []
+
+    def test_session_key_only_chat_is_sealed_for_open(self, sealed):
+        from gateway.session_context import clear_session_vars, set_session_vars
+
+        w = sealed
+        bindings.set_binding(w.home, "telegram:-100998", w.beta)
+        sid = "api-00112233445566ff"
+        w.session("hello", source="api_server", sid=sid)
+        token = set_session_vars(platform="api_server", session_key="agent:main:nonebot-telegram:group:-100998",
+                                 session_id=sid)
+        try:
+            first_turn(w.manager, sid)
+            inside = call_tool("project_history_open", {"message_id": self.message_of(w, w.cli_beta)}, sid)
+            outside = call_tool_raw("project_history_open", {"message_id": self.message_of(w, w.cli_alpha)}, sid)
+        finally:
+            clear_session_vars(token)
+
+        assert inside["success"] is True and inside["project"]["id"] == w.beta
+        assert json.loads(outside)["code"] == "not_found" and leaked(outside) == []
+
+
 class TestHomeNeverHoldsChatHistory:
     def test_home_cli_session_sees_no_chat(self, sealed):
         out, raw = search(sealed.cur_home)
