@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hermes_db
+from .profile import profile_at
 
 try:
     import fcntl
@@ -42,11 +43,11 @@ LOCK_WAIT = 30.0  # seconds a placement or a /move waits for another one on the 
 
 
 def plugin_dir(home: Path) -> Path:
-    return Path(home) / "project-history-recall"
+    return profile_at(home).plugin_dir
 
 
 def bindings_path(home: Path) -> Path:
-    return plugin_dir(home) / "bindings.db"
+    return profile_at(home).bindings_db
 
 
 def connect(home: Path) -> sqlite3.Connection:
@@ -60,9 +61,17 @@ def connect(home: Path) -> sqlite3.Connection:
     return conn
 
 
-def get_binding(home: Path, chat: str) -> dict[str, Any]:
+def _read(home: Path, sql: str, params: tuple) -> list[sqlite3.Row]:
+    """Readers never create the store: no bindings.db yet means no binding and no sessions."""
+    if not bindings_path(home).exists():
+        return []
     with closing(connect(home)) as conn:
-        row = conn.execute("SELECT state, project_id FROM bindings WHERE chat = ?", (chat,)).fetchone()
+        return conn.execute(sql, params).fetchall()
+
+
+def get_binding(home: Path, chat: str) -> dict[str, Any]:
+    rows = _read(home, "SELECT state, project_id FROM bindings WHERE chat = ?", (chat,))
+    row = rows[0] if rows else None
     if row is None:
         return {"chat": chat, "state": "unset", "project_id": None}
     return {"chat": chat, "state": row["state"], "project_id": row["project_id"]}
@@ -91,8 +100,7 @@ def record_session(home: Path, chat: str, session_id: str) -> None:
 
 
 def sessions_for_chat(home: Path, chat: str) -> list[str]:
-    with closing(connect(home)) as conn:
-        return [r[0] for r in conn.execute("SELECT session_id FROM chat_sessions WHERE chat = ?", (chat,))]
+    return [r[0] for r in _read(home, "SELECT session_id FROM chat_sessions WHERE chat = ?", (chat,))]
 
 
 

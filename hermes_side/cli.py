@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from . import deps
+from .profile import current_profile
 from .request import MODES, RequestError, parse_search_args
 from .search import SearchError, engine_for
 
 
 def _home() -> Path:
-    from hermes_constants import get_hermes_home
-
-    return Path(get_hermes_home())
+    return current_profile().home
 
 
 def _setup_search(p: argparse.ArgumentParser) -> None:
@@ -119,12 +118,6 @@ def _projects_provider(home: Path) -> dict[str, list[str]]:
     return {pid: info["session_ids"] for pid, info in project_sessions(home).items()}
 
 
-def _project_names(home: Path) -> dict[str, str]:
-    from .status import project_sessions
-
-    return {pid: info["name"] for pid, info in project_sessions(home).items()}
-
-
 def _register_optional() -> None:
     """Subcommands whose modules carry heavier imports register here, when ``hermes recall`` runs.
 
@@ -137,17 +130,18 @@ def _register_optional() -> None:
 
         SUBCOMMANDS["index"] = ("build or update the embedding index", emb_cli.setup_index,
                                 functools.partial(emb_cli.run_index, projects_provider=_projects_provider))
-        SUBCOMMANDS["status"] = ("per-project index and consent status", emb_cli.setup_status,
-                                 _with_notes(functools.partial(emb_cli.run_status, projects_provider=_projects_provider,
-                                                               project_names=_project_names)))
         SUBCOMMANDS["consent"] = ("show, grant or revoke consent for a remote embedding provider",
                                   emb_cli.setup_consent, emb_cli.run_consent)
     else:
         SUBCOMMANDS["index"] = ("build or update the embedding index (needs numpy)", _setup_nothing, _needs_embedding)
-        SUBCOMMANDS["status"] = ("per-project status", _setup_status_json,
-                                 _with_notes(_run_status_without_embedding))
         SUBCOMMANDS["consent"] = ("consent for a remote embedding provider (needs numpy)", _setup_nothing,
                                   _needs_embedding)
+    from . import status
+
+    # The same object GET /status returns (it says itself when semantic search is missing); the
+    # notes add what only the operator's terminal may see: the install command, Hermes' version.
+    SUBCOMMANDS["status"] = ("per-project messages, index and consent status", status.setup_status,
+                             _with_notes(status.run_status))
     from . import demo
 
     SUBCOMMANDS["demo"] = ("index and search this profile (or a demo history) with the local model",
@@ -159,10 +153,6 @@ def _register_optional() -> None:
 
 def _setup_nothing(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-
-
-def _setup_status_json(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def _needs_embedding(args: argparse.Namespace) -> None:
@@ -184,18 +174,6 @@ def _with_notes(run: Any) -> Any:
         run(args)
 
     return run_with_notes
-
-
-def _run_status_without_embedding(args: argparse.Namespace) -> None:
-    from .status import profile_status
-
-    status = profile_status(_home())
-    if args.json:
-        print(json.dumps(status, ensure_ascii=False, indent=2))
-        return
-    for row in status["projects"]:
-        print(f"  {row['name']} ({row['id']}): {row['messages']} messages, {row['sessions']} sessions")
-    print(f"Semantic search: unavailable ({status['semantic'].get('detail', '')})")
 
 
 def setup_recall_command(parser: argparse.ArgumentParser) -> None:

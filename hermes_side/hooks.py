@@ -35,11 +35,10 @@ def on_pre_llm_call(session_id: str = "", **kwargs: Any) -> None:
     if not session_id:
         return None
     try:
-        from hermes_constants import get_hermes_home
-
         from .chat_service import place_new_session
+        from .profile import current_profile  # the one profile seam (hermes -p, gateway overrides)
 
-        home = Path(get_hermes_home())
+        home = Path(current_profile().home)
         key = (str(home), session_id)
         with _placed_lock:
             if key in _placed:

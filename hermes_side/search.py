@@ -25,6 +25,7 @@ from .chat_scope import CHAT_UNBOUND, bound_project, refusal
 from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, keyword_search
 from .messages import message_text
+from .profile import profile_name
 from .query import ParsedQuery, QueryError, parse_query, trigrams
 from .replies import with_replies
 from .request import SearchRequest
@@ -123,9 +124,9 @@ class ScopeMessageIds:
 
 
 class SearchEngine:
-    def __init__(self, home: Path, *, profile: str = "default") -> None:
+    def __init__(self, home: Path) -> None:
         self.home = Path(home)
-        self.profile = profile
+        self.profile = profile_name(self.home)
         self.scopes = ScopeCache(self.home)
         self.scope_messages = ScopeMessageIds()
         self._local = threading.local()
@@ -364,15 +365,17 @@ class SearchEngine:
         return out
 
 
-_engines: dict[tuple[str, str], SearchEngine] = {}
+_engines: dict[str, SearchEngine] = {}
 _engines_lock = threading.Lock()
 
 
-def engine_for(home: Path, profile: str = "default") -> SearchEngine:
-    key = (str(Path(home).resolve()), profile)
+def engine_for(home: Path, profile: str | None = None) -> SearchEngine:
+    """The engine of the profile at ``home``. Its profile label (consent records) comes from the
+    home itself (``profile.py``); ``profile`` is accepted for older callers and not used."""
+    key = str(Path(home).resolve())
     with _engines_lock:
         if key not in _engines:
-            _engines[key] = SearchEngine(Path(home), profile=profile)
+            _engines[key] = SearchEngine(Path(home))
         return _engines[key]
 
 

@@ -93,9 +93,10 @@ def on_pre_tool_call(tool_name: str = "", session_id: str = "", **kwargs: Any) -
         return None
     try:
         from gateway.session_context import get_session_env
-        from hermes_constants import get_hermes_home
 
-        home = Path(get_hermes_home())
+        from .profile import current_profile
+
+        home = current_profile().home
         if not block_enabled(home):
             return None
         chat = is_chat_session(home, str(session_id or get_session_env("HERMES_SESSION_ID") or ""),

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .move import MoveError, move_sessions
+from .profile import current_profile
 from .request import RequestError, parse_search_args
 from .search import NO_CONTEXT, SearchError, engine_for
 
@@ -84,18 +85,11 @@ def _error(message: str, code: str) -> str:
 
 
 def _hermes_home() -> Path:
-    from hermes_constants import get_hermes_home
-
-    return Path(get_hermes_home())
+    return current_profile().home
 
 
 def _profile() -> str:
-    try:
-        from hermes_cli.profiles import get_active_profile_name
-
-        return get_active_profile_name() or "default"
-    except Exception:  # profile naming is cosmetic here; never fail a search over it
-        return "default"
+    return current_profile().name
 
 
 def _current_session(kwargs: dict[str, Any]) -> str:

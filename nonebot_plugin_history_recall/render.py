@@ -1,8 +1,8 @@
 """Reply texts. Pure functions: anything that depends on the clock takes ``now``.
 
-Replies are meant for a chat window: one header line, then per conversation its title, when,
-a one-line snippet with the hit kept visible (the API marks hits ``>>>…<<<``; shown as 【…】)
-and the short reference to open it in Hermes.
+Replies are meant for a chat window: one header line, then per conversation its title, when and
+a one-line snippet with the hit kept visible (the API marks hits ``>>>…<<<``; shown as 【…】).
+Nothing internal reaches a group: no session or project ids, no server paths, no URLs.
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ PRIVATE_CHAT = "📌 /recall 只在群聊里可用：它查的是本群关联项
 BAD_MODE = "⚠️ --mode 只能是 hybrid、keyword 或 semantic。(--mode must be hybrid, keyword or semantic)"
 BAD_LIMIT = f"⚠️ --limit 要是 {LIMIT_MIN} 到 {LIMIT_MAX} 之间的数字。(--limit must be {LIMIT_MIN}-{LIMIT_MAX})"
 MOVE_IN_GROUP = "📌 /move 只在群聊里可用。(/move works in group chats)"
+BAD_DATE = (
+    "⚠️ --after / --before 要是日期（2026-11-01）或一段时间（24h、7d、2w、3m）。"
+    "(--after/--before take a date or a span like 7d)"
+)
 BAD_OPEN = "⚠️ --open 后面要跟结果编号，例如 --open 2。(--open takes a result number)"
 OPEN_GONE = (
     "📭 这一条已经不在本群关联的项目里了（可能被移走或删除了），重新 /recall 一下吧。"
@@ -86,7 +90,12 @@ def _shorten(text: str, width: int) -> str:
 
 def project_name(project: Mapping[str, Any] | None) -> str:
     project = project or {}
-    return str(project.get("name") or project.get("slug") or project.get("id") or "?")
+    return str(project.get("name") or project.get("slug") or "?")
+
+
+def is_home(project: Mapping[str, Any] | None) -> bool:
+    """The API names Home ``{"kind": "home"}`` (older servers: null)."""
+    return not project or project.get("kind") == "home"
 
 
 def parse_when(value: Any) -> datetime | None:
@@ -140,13 +149,12 @@ def format_snippet(snippet: str, width: int = SNIPPET_WIDTH) -> str:
 
 
 def result_block(index: int, result: Mapping[str, Any], now: datetime) -> str:
+    # The session id / link is Hermes' internal id: a group member cannot open it, so it is not shown.
     title = _shorten(" ".join(str(result.get("title") or "").split()), TITLE_WIDTH) or UNTITLED
     when = format_when(result.get("when"), now)
     lines = [f"{index}. {title}" + (f" · {when}" if when else "")]
     if snippet := format_snippet(result.get("snippet") or ""):
         lines.append(f"   {snippet}")
-    if link := str(result.get("link") or result.get("session_id") or ""):
-        lines.append(f"   🔗 {link}")
     return "\n".join(lines)
 
 
@@ -190,7 +198,7 @@ def trim_blocks(blocks: Sequence[str], max_chars: int) -> str:
 def render_move(data: Mapping[str, Any]) -> str:
     moved = int(data.get("moved_sessions") or 0)
     project = data.get("project")
-    if project:
+    if not is_home(project):
         name = project_name(project)
         return (
             f"✅ 已把本群的 {moved} 段对话移到项目「{name}」，之后的新对话也会记在这里。"
@@ -205,8 +213,9 @@ def _binding_line(binding: Mapping[str, Any] | None, error: str) -> str:
     state = binding.get("state")
     if state == "bound":
         project = binding.get("project") or {}
-        slug = project.get("slug") or project.get("id") or ""
-        return f"本群项目：「{project_name(project)}」" + (f" ({slug})" if slug else "")
+        slug = project.get("slug") or ""
+        missing = "（项目已不存在或已归档 missing）" if project.get("missing") else ""
+        return f"本群项目：「{project_name(project)}」" + (f" ({slug})" if slug else "") + missing
     if state == "home":
         return "本群项目：Home（已取消关联 unlinked）"
     return "本群项目：未设置 (unset)"
@@ -219,8 +228,8 @@ def _index_line(status: Mapping[str, Any], binding: Mapping[str, Any] | None) ->
     if row is None:
         return f"索引：{len(projects)} 个项目 (projects)"
     return (
-        f"索引：{row.get('messages', 0)} 条消息，{row.get('chunks_indexed', 0)} 个片段已向量化，"
-        f"{row.get('sessions', 0)} 段会话"
+        f"索引：{row.get('indexed_messages', 0)}/{row.get('messages', 0)} 条消息已向量化，"
+        f"{row.get('chunks', 0)} 个片段，{row.get('sessions', 0)} 段会话 · {row.get('state', '?')}"
     )
 
 
@@ -228,19 +237,20 @@ def _semantic_line(semantic: Mapping[str, Any]) -> str:
     provider = semantic.get("provider") or "?"
     model = semantic.get("model") or "?"
     state = semantic.get("status") or "?"
-    return f"语义检索：{provider} / {model} · {state} (consent: {semantic.get('consent') or '-'})"
+    line = f"语义检索：{provider} / {model} · {state} (consent: {semantic.get('consent') or '?'})"
+    return line + ("，索引中 (indexing)" if semantic.get("indexing") else "")
 
 
 def render_status(
     label: str,
-    url: str,
     health: tuple[Mapping[str, Any] | None, str],
     status: tuple[Mapping[str, Any] | None, str],
     binding: tuple[Mapping[str, Any] | None, str] | None,
 ) -> str:
-    """Admin status. Each input is ``(data, error)`` from one API call; ``binding`` None = private chat."""
+    """Admin status, shown in the group: the route's label, never its URL (that is in the log).
+    Each input is ``(data, error)`` from one API call; ``binding`` None = private chat."""
     health_data, health_error = health
-    lines = [f"🩺 history recall · {label}", f"接入点：{url}"]
+    lines = [f"🩺 history recall · {label}"]
     if health_data is None:
         lines.append(f"连接：❌ {health_error}")
         return "\n".join(lines)
@@ -253,6 +263,11 @@ def render_status(
         return "\n".join(lines)
     lines.append(_index_line(status_data, binding_data))
     lines.append(_semantic_line(status_data.get("semantic") or {}))
+    door = status_data.get("session_search")
+    if isinstance(door, Mapping):
+        shut = door.get("blocked_in_chats") is True
+        lines.append("Hermes 自带的 session_search：" + ("群里已屏蔽 (blocked in chats)" if shut
+                                                     else "⚠️ 群里未屏蔽，它能读到所有群 (OPEN in chats)"))
     return "\n".join(lines)
 
 
@@ -273,10 +288,8 @@ _ROLE_LABELS = {"user": "👤 用户", "assistant": "🤖 助手"}
 def context_blocks(data: Mapping[str, Any], index: int, now: datetime) -> list[str]:
     """Header block, then one block per turn; the opened hit is marked 👉."""
     title = _shorten(" ".join(str(data.get("title") or "").split()), TITLE_WIDTH) or UNTITLED
-    header = f"📖 第 {index} 条：{title} · 项目「{project_name(data.get('project'))}」"
-    if link := str(data.get("link") or ""):
-        header += f"\n🔗 {link}"
-    blocks = [header]
+    # No session link: it is Hermes' internal id, of no use to a group member.
+    blocks = [f"📖 第 {index} 条：{title} · 项目「{project_name(data.get('project'))}」"]
     turns = [t for t in data.get("turns") or [] if isinstance(t, Mapping)]
     for n, turn in enumerate(turns):
         label = _ROLE_LABELS.get(str(turn.get("role")), str(turn.get("role") or "?"))
@@ -302,7 +315,7 @@ def render_projects(data: Mapping[str, Any], binding: Mapping[str, Any] | None, 
     bound_id = ((binding or {}).get("project") or {}).get("id") if (binding or {}).get("state") == "bound" else None
     lines = [f"📁 可以关联的项目（{len(projects)} 个）："]
     for project in projects:
-        slug = project.get("slug") or project.get("id") or ""
+        slug = project.get("slug") or ""  # never the internal id
         current = "  ✅ 本群当前 (current)" if bound_id and project.get("id") == bound_id else ""
         lines.append(f"• {project_name(project)}" + (f" · {slug}" if slug else "") + current)
     return "\n".join([*lines, usage])

@@ -95,7 +95,7 @@ def build_index(
     *,
     session_ids: Sequence[str] | None = None,
     projects: Iterable[str] = (),
-    profile: str = "default",
+    profile: str | None = None,
     progress: Callable[[IndexProgress], None] | None = None,
     stop_event: threading.Event | None = None,
     embedder: Embedder | None = None,

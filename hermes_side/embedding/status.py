@@ -11,15 +11,18 @@ from .coverage import open_store_if_exists, scope_counts
 from .providers import fingerprint_for
 from .settings import EmbeddingSettings, SettingsError, load_settings
 
+ALL_PROJECTS = "*"  # consent for every project at once (consent.ALL_PROJECTS)
+
 
 def index_status(
     home: Path,
     projects: Mapping[str, Sequence[str]],
     *,
-    profile: str = "default",
+    profile: str | None = None,
     settings: EmbeddingSettings | None = None,
 ) -> dict:
-    """``{"model", "fingerprint", "provider", "enabled", "indexing", "projects": {key: {...}}}``.
+    """``{"model", "fingerprint", "provider", "enabled", "indexing", "consent", "projects": {key: {...}}}``
+    (``consent``: for every project at once).
 
     ``projects`` maps a project key to its session ids. Each project reports eligible
     ``messages``, ``indexed_messages``, ``chunks``, ``pending_sessions``, ``consent`` and
@@ -32,7 +35,8 @@ def index_status(
     fingerprint = fingerprint_for(settings)
     run = runlock.current_run(Path(home))
     out = {"provider": settings.provider, "model": settings.model, "endpoint": settings.endpoint,
-           "fingerprint": fingerprint, "enabled": settings.enabled, "indexing": bool(run), "projects": {}}
+           "fingerprint": fingerprint, "enabled": settings.enabled, "indexing": bool(run),
+           "consent": consent_state(Path(home), settings, profile, [ALL_PROJECTS]), "projects": {}}
     try:
         state = history.connect_ro(Path(home))
     except history.StateMissing as exc:

@@ -29,8 +29,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..profile import PLUGIN_KEY, profile_at
+
 log = logging.getLogger(__name__)
-STORE_DIR = "project-history-recall"
+STORE_DIR = PLUGIN_KEY  # the plugin's data folder in the profile home (profile.py)
 STORE_FILE = "embeddings.db"
 ALL = "*"
 
@@ -96,7 +98,7 @@ class ChunkRow:
 
 
 def store_path(home: Path) -> Path:
-    return Path(home) / STORE_DIR / STORE_FILE
+    return profile_at(home).embeddings_db
 
 
 def connect(home: Path) -> sqlite3.Connection:

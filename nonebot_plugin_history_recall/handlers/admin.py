@@ -103,10 +103,10 @@ async def handle_status(bot: Bot, event: Event) -> None:
     endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
     health, status = await asyncio.gather(client.health(endpoint), client.status(endpoint))
     binding = await client.get_binding(endpoint, ctx.chat) if ctx.chat and health.ok else None
+    logger.info(f"{LOG_PREFIX} /recall-status by {ctx.who} via {endpoint.label} ({endpoint.url})")
     await send_reply(
         render_status(
             endpoint.label,
-            endpoint.url,
             _pair(health),
             _pair(status),
             _pair(binding) if binding else None,

@@ -22,6 +22,7 @@ from ..client import LOG_PREFIX
 from ..config import plugin_config
 from ..outbound import send_blocks, send_reply
 from ..render import (
+    BAD_DATE,
     BAD_LIMIT,
     BAD_MODE,
     BAD_OPEN,
@@ -127,7 +128,9 @@ async def _search(bot: Bot, ctx: ChatContext, chat: str, request: RecallRequest,
             endpoint, chat, request.query, request.mode, request.limit, request.after, request.before
         )
     if not result.ok:
-        await send_reply(result.error)
+        # The server's own sentence is never shown; a refused request with dates is about the dates.
+        dated = result.code == "bad_request" and (request.after or request.before)
+        await send_reply(BAD_DATE if dated else result.error)
         return
 
     data = result.data or {}

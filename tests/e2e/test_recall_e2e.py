@@ -137,6 +137,13 @@ async def test_groups_recall_only_their_project_and_admin_moves_survive_restarts
         text_a = await _recall(ob, GROUP_A, "deploy pipeline")
         assert "mango" in text_a and "kiwi" not in text_a
 
+        # /recall-status for an admin: the real status contract, nothing internal in the group.
+        await ob.send_group_message("/recall-status", group_id=GROUP_A, user_id=ADMIN)
+        status = _all_text(await ob.expect_action(timeout=30))
+        assert "「Borealis」" in status and "条消息已向量化" in status and "consent: not_needed" in status
+        assert api.url not in status and "127.0.0.1" not in status and str(home) not in status
+        assert ids["borealis"] not in status and KEY not in status
+
     bot.stop()
     api.stop()
     api.start()
@@ -154,7 +161,7 @@ async def test_groups_recall_only_their_project_and_admin_moves_survive_restarts
 async def test_chat_essentials_dates_open_projects_superuser_and_cooldown(deployment):
     home, ids, api, bot = deployment
     # Low enough that an opened hit (a header and three turns) goes out as a forward card.
-    bot.extra_env["HISTORY_RECALL_FORWARD_THRESHOLD"] = "200"
+    bot.extra_env["HISTORY_RECALL_FORWARD_THRESHOLD"] = "150"  # the opened hit (3 short turns) goes out as a card
     api.start()
     bot.start()
     async with FakeOneBot(bot.ws_url, bot.access_token) as ob:
@@ -162,7 +169,7 @@ async def test_chat_essentials_dates_open_projects_superuser_and_cooldown(deploy
         assert "没有找到" in await _recall(ob, GROUP_A, "walrus --after 7d")
         old = await _recall(ob, GROUP_A, "walrus --before 2025-06-01")
         assert "【walrus】" in old and "2025年3月1日" in old
-        assert "is not a date" in await _recall(ob, GROUP_A, "walrus --after yesterday")
+        assert "--after / --before" in await _recall(ob, GROUP_A, "walrus --after yesterday")  # our sentence
 
         # --open N shows the turns around a hit of the group's last /recall, for anyone in the group.
         listed = await _recall(ob, GROUP_A, "kiwi canary")
@@ -175,7 +182,7 @@ async def test_chat_essentials_dates_open_projects_superuser_and_cooldown(deploy
         opened = _all_text(card)
         assert len(card.forward_texts) >= 3 and "第 1 条" in card.forward_texts[0]
         assert "👉" in opened and "blue-green" in opened and "full fleet" in opened
-        assert "mango" not in opened
+        assert "mango" not in opened and "@session" not in opened  # sealed; no internal id shown
 
         # /move alone lists the profile's projects for an admin, the group's own marked.
         projects = _all_text(await _ask(ob, GROUP_A, "/move", ADMIN))

@@ -1,7 +1,6 @@
 """nonebug harness for the NoneBot side (``nonebot_plugin_history_recall``).
 
-Run on its own, from the repo root: ``.venv/bin/python -m pytest tests/nonebot -q``
-(``bash scripts/test.sh`` sets up ``.venv``).
+Run on its own, from the repository root: ``.venv/bin/python -m pytest tests/nonebot -q``.
 
 How it works:
 - ``pytest_configure`` hands nonebug the ``nonebot.init`` kwargs: no .env file, the fastapi
@@ -14,6 +13,10 @@ How it works:
 - Every event gets a fresh ``message_id``: alconna caches parse results by message id.
 - The recall API is ``FakeRecallApi`` behind ``httpx.MockTransport``, installed by patching
   ``client._make_client``; it records every request so tests can assert what was (not) sent.
+  Its answers are the real server's: ``api.replay(name)`` serves
+  ``tests/fixtures/recall_api/<name>.json``, recorded from the real app by
+  ``tests/hermes/test_api_contract.py`` (which fails when the server drifts from them). Hand-made
+  answers are only for what a real server never says on purpose (proxies, 5xx, transport errors).
 - Plugin modules are imported inside fixtures and tests: importing them needs an initialised
   NoneBot, which only exists once the session fixtures have run.
 """

@@ -16,15 +16,8 @@ from tests.nonebot.nb_helpers import (
     Captured,
     FakeRecallApi,
     group_message,
+    recorded,
 )
-
-MOVED = {
-    "success": True,
-    "project": {"id": "p_1", "slug": "hermes-dev", "name": "Hermes Dev"},
-    "moved_sessions": 4,
-    "cwd": "/srv/hermes-dev",
-    "message": "moved",
-}
 
 
 async def _reply(app: App, bot_factory, event) -> str:
@@ -55,33 +48,37 @@ PROJECTS = {
 
 
 async def test_admin_move_moves_the_chat_and_reports_project_and_count(app: App, api: FakeRecallApi, bot_factory):
-    api.route("POST", "/p/team-a/move", json_body=MOVED)
-    text = await _reply(app, bot_factory, group_message("/move hermes-dev", user_id=ADMIN_ID, group_id=ROUTED_GROUP))
+    moved = api.replay("move_chat", prefix="/p/team-a")
+    text = await _reply(app, bot_factory, group_message("/move alpha", user_id=ADMIN_ID, group_id=ROUTED_GROUP))
 
     (request,) = api.requests
     assert request.headers["Authorization"] == f"Bearer {TEAM_KEY}"
-    assert json.loads(request.content) == {"chat": f"onebotv11:{ROUTED_GROUP}", "project": "hermes-dev"}
-    assert "Hermes Dev" in text and "4" in text
+    assert json.loads(request.content) == {"chat": f"onebotv11:{ROUTED_GROUP}", "project": "alpha"}
+    assert moved["project"]["name"] in text and f"{moved['moved_sessions']} 段" in text
+    assert "Home" not in text and moved["project"]["id"] not in text
 
 
 async def test_admin_move_home_sends_empty_project(app: App, api: FakeRecallApi, bot_factory):
-    api.route("POST", "/move", json_body={**MOVED, "project": None, "moved_sessions": 2})
+    api.replay("move_chat_home")
     text = await _reply(app, bot_factory, group_message("/move --home", user_id=ADMIN_ID))
 
     assert api.bodies() == [{"chat": f"onebotv11:{PLAIN_GROUP}", "project": ""}]
-    assert "Home" in text and "2" in text
+    assert "Home" in text and "「?」" not in text
 
 
-async def test_move_to_unknown_project_passes_the_server_sentence_on(app: App, api: FakeRecallApi, bot_factory):
-    api.route(
-        "POST",
-        "/move",
-        status=404,
-        json_body={"success": False, "error": "project not found: nope", "code": "unknown_project"},
-    )
+@pytest.mark.parametrize(
+    ("recording", "ours"),
+    [("move_unknown_project", "没有这个项目"), ("move_folder_missing", "文件夹"), ("unauthorized", "密钥")],
+)
+async def test_move_errors_get_our_own_sentence_never_the_servers(
+    app: App, api: FakeRecallApi, bot_factory, recording: str, ours: str
+):
+    server = recorded(recording)
+    api.route("POST", "/move", status=server["status"], json_body=server["body"])
     text = await _reply(app, bot_factory, group_message("/move nope", user_id=ADMIN_ID))
 
-    assert "project not found: nope" in text
+    assert ours in text and server["body"]["error"] not in text
+    assert "/" not in text.replace("/move", "")  # no path, no URL
 
 
 @pytest.mark.parametrize("command", ["/move x --home", "/move a b"])
@@ -102,38 +99,19 @@ async def test_non_admin_gets_silence_and_nothing_is_requested(app: App, api: Fa
 
 
 async def test_admin_sees_status_of_endpoint_binding_and_index(app: App, api: FakeRecallApi, bot_factory):
-    api.route("GET", "/p/team-a/health", json_body={"ok": True, "profile": "team-a", "version": "0.1.0"})
-    api.route(
-        "GET",
-        "/p/team-a/status",
-        json_body={
-            "success": True,
-            "profile": "team-a",
-            "projects": [{"id": "p_1", "name": "Hermes Dev", "messages": 1234, "chunks_indexed": 900, "sessions": 31}],
-            "semantic": {
-                "provider": "local",
-                "model": "multilingual-e5-small",
-                "consent": "not_needed",
-                "status": "ready",
-            },
-        },
-    )
-    api.route(
-        "GET",
-        f"/p/team-a/chats/onebotv11:{ROUTED_GROUP}/binding",
-        json_body={
-            "success": True,
-            "chat": f"onebotv11:{ROUTED_GROUP}",
-            "state": "bound",
-            "project": {"id": "p_1", "slug": "hermes-dev", "name": "Hermes Dev"},
-        },
-    )
+    api.replay("health", prefix="/p/team-a")
+    status = api.replay("status", prefix="/p/team-a")
+    binding = api.replay("binding_bound", prefix="/p/team-a", path=f"/chats/onebotv11:{ROUTED_GROUP}/binding")
     text = await _reply(app, bot_factory, group_message("/recall-status", user_id=ADMIN_ID, group_id=ROUTED_GROUP))
 
-    assert "team-a" in text  # profile
-    assert "Hermes Dev" in text and "hermes-dev" in text  # bound project
-    assert "1234" in text and "900" in text  # index of that project
-    assert "multilingual-e5-small" in text and "ready" in text
+    row = next(p for p in status["projects"] if p["id"] == binding["project"]["id"])
+    assert f"onebotv11:{ROUTED_GROUP}" in text  # the route's label
+    assert binding["project"]["name"] in text and binding["project"]["slug"] in text  # bound project
+    assert f"{row['indexed_messages']}/{row['messages']}" in text and f"{row['chunks']} 个片段" in text
+    assert row["chunks"] > 0 and f"consent: {status['semantic']['consent']}" in text
+    assert status["semantic"]["model"] in text and status["semantic"]["status"] in text
+    assert "recall.test" not in text and "http" not in text  # the endpoint URL stays in the log
+    assert ("群里已屏蔽" in text) is status["session_search"]["blocked_in_chats"]
 
 
 async def test_status_when_the_server_is_down_says_so(app: App, api: FakeRecallApi, bot_factory):
@@ -188,9 +166,9 @@ SUPERUSER_ID = 10077  # in NoneBot's SUPERUSERS only, not in HISTORY_RECALL_ADMI
 
 
 async def test_superusers_count_as_admins(app: App, api: FakeRecallApi, bot_factory, superuser: int):
-    api.route("POST", "/move", json_body=MOVED)
+    moved = api.replay("move_chat", path="/move")
     text = await _reply(app, bot_factory, group_message("/move hermes-dev", user_id=superuser))
-    assert "Hermes Dev" in text
+    assert moved["project"]["name"] in text
     assert api.bodies() == [{"chat": f"onebotv11:{PLAIN_GROUP}", "project": "hermes-dev"}]
 
     help_text = await _reply(app, bot_factory, group_message("/recall", user_id=superuser))
@@ -203,9 +181,9 @@ async def test_superusers_written_with_the_adapter_prefix_count_too(
     import nonebot
 
     monkeypatch.setattr(nonebot.get_driver().config, "superusers", {f"onebot:{SUPERUSER_ID}"})
-    api.route("POST", "/move", json_body=MOVED)
+    moved = api.replay("move_chat")
     text = await _reply(app, bot_factory, group_message("/move hermes-dev", user_id=SUPERUSER_ID))
-    assert "Hermes Dev" in text
+    assert moved["project"]["name"] in text
 
 
 @pytest.mark.parametrize("role", ["owner", "admin"])
@@ -218,9 +196,9 @@ async def test_group_owners_and_admins_move_only_when_opted_in(
     assert api.requests == []
 
     monkeypatch.setattr(plugin_config, "history_recall_group_admins_can_move", True)
-    api.route("POST", "/move", json_body=MOVED)
+    moved = api.replay("move_chat")
     text = await _reply(app, bot_factory, group_message("/move hermes-dev", role=role))
-    assert "Hermes Dev" in text and len(api.requests) == 1
+    assert moved["project"]["name"] in text and len(api.requests) == 1
     # Moving their group is all they get: the service status stays with the bot's admins.
     await _silence(app, bot_factory, group_message("/recall-status", role=role), status_cmd)
     assert len(api.requests) == 1

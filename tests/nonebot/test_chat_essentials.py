@@ -8,23 +8,32 @@ import httpx
 import pytest
 from nonebug import App
 
-from tests.nonebot.nb_helpers import ADMIN_ID, PLAIN_GROUP, USER_ID, Captured, FakeRecallApi, group_message
+from tests.nonebot.nb_helpers import (
+    ADMIN_ID,
+    PLAIN_GROUP,
+    USER_ID,
+    Captured,
+    FakeRecallApi,
+    group_message,
+    shaped_like,
+)
 
 CHAT = f"onebotv11:{PLAIN_GROUP}"
-SEARCH_ANSWER = {
+# The tests' own values in the real server's shapes (checked against the recorded answers).
+SEARCH_ANSWER = shaped_like("search_chat_hybrid", {
     "success": True,
     "mode": "hybrid",
-    "project": {"id": "p_1", "slug": "hermes-dev", "name": "Hermes Dev"},
+    "project": {"kind": "explicit", "id": "p_1", "slug": "hermes-dev", "name": "Hermes Dev"},
     "results": [
-        {"session_id": "s_a", "link": "@session:s_a", "title": "迁移方案", "message_id": 47,
+        {"session_id": "s_a", "link": "@session:s_a", "title": "迁移方案", "message_id": 47, "role": "assistant",
          "snippet": ">>>迁移<<< 用 alembic", "score_source": "both", "when": "2026-09-01 14:30"},
-        {"session_id": "s_b", "link": "@session:s_b", "title": "回滚讨论", "message_id": 90,
+        {"session_id": "s_b", "link": "@session:s_b", "title": "回滚讨论", "message_id": 90, "role": "assistant",
          "snippet": "回滚也要 >>>迁移<<<", "score_source": "keyword", "when": "2026-09-02 10:00"},
     ],
     "sessions_in_scope": 12,
     "semantic_status": "ready",
-}
-CONTEXT_ANSWER = {
+})
+CONTEXT_ANSWER = shaped_like("context", {
     "success": True,
     "project": {"kind": "explicit", "id": "p_1", "name": "Hermes Dev", "slug": "hermes-dev"},
     "session_id": "s_b",
@@ -32,14 +41,16 @@ CONTEXT_ANSWER = {
     "title": "回滚讨论",
     "message_id": 90,
     "turns": [
-        {"message_id": 88, "role": "user", "text": "回滚怎么做？", "when": "2026-09-02 09:58", "hit": False},
+        {"message_id": 88, "role": "user", "text": "回滚怎么做？", "when": "2026-09-02 09:58",
+         "timestamp": 1788314280.0, "hit": False},
         {"message_id": 90, "role": "assistant", "text": "回滚也要迁移脚本的 down 步骤", "when": "2026-09-02 10:00",
-         "hit": True},
-        {"message_id": 91, "role": "user", "text": "好，周五上线", "when": "2026-09-02 10:01", "hit": False},
+         "timestamp": 1788314400.0, "hit": True},
+        {"message_id": 91, "role": "user", "text": "好，周五上线", "when": "2026-09-02 10:01",
+         "timestamp": 1788314460.0, "hit": False},
     ],
     "more_before": True,
     "more_after": False,
-}
+})
 
 
 async def _say(app: App, bot_factory, event) -> Captured:
@@ -74,12 +85,13 @@ async def test_after_and_before_reach_the_api_as_typed(app: App, api: FakeRecall
     ]
 
 
-async def test_a_bad_date_gets_the_apis_own_sentence(app: App, api: FakeRecallApi, bot_factory):
-    sentence = "'after' is not a date: 'yesterday' (use '2026-09-01', '2026-09-01T14:30' or a span like '7d' / '24h')"
-    api.route("POST", "/search", status=400, json_body={"success": False, "error": sentence, "code": "bad_request"})
+async def test_a_bad_date_gets_our_sentence_about_dates(app: App, api: FakeRecallApi, bot_factory):
+    from nonebot_plugin_history_recall.render import BAD_DATE
+
+    server = api.replay("search_bad_date")
     reply = await _say(app, bot_factory, group_message("/recall 迁移 --after yesterday"))
 
-    assert reply.text == f"⚠️ {sentence}"
+    assert reply.text == BAD_DATE and server["error"] not in reply.text
 
 
 async def test_help_mentions_the_new_options(app: App, api: FakeRecallApi, bot_factory):
@@ -111,6 +123,7 @@ async def test_open_shows_the_turns_around_result_n_of_the_groups_last_search(
     assert "助手" in lines[hit] and lines[hit + 1] == "回滚也要迁移脚本的 down 步骤"
     assert opened.text.index("回滚怎么做？") < opened.text.index("回滚也要") < opened.text.index("好，周五上线")
     assert "用户" in opened.text
+    assert "@session" not in opened.text and "p_1" not in opened.text  # nothing internal in the group
 
 
 async def test_open_survives_a_restart_of_the_bot(app: App, api: FakeRecallApi, bot_factory):
@@ -150,12 +163,7 @@ async def test_open_beyond_the_list_names_the_range(app: App, api: FakeRecallApi
 
 async def test_open_of_a_hit_outside_the_groups_project_says_it_is_gone(app: App, api: FakeRecallApi, bot_factory):
     api.route("POST", "/search", json_body=SEARCH_ANSWER)
-    api.route(
-        "POST",
-        "/context",
-        status=404,
-        json_body={"success": False, "error": "message not found in this project", "code": "not_found"},
-    )
+    api.replay("context_not_found")
     await _say(app, bot_factory, group_message("/recall 迁移"))
     reply = await _say(app, bot_factory, group_message("/recall --open 1"))
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from hermes_side.embedding import build_index, store
-from hermes_side.embedding.cli import run_index, run_status, setup_index, setup_status
+from hermes_side.embedding.cli import run_index, setup_index
 from hermes_side.embedding.settings import EmbeddingSettings
 
 
@@ -37,10 +37,13 @@ def test_indexing_a_damaged_store_reports_it_instead_of_crashing(damaged):
 
 
 def test_status_reports_a_damaged_store(damaged, capsys):
-    with pytest.raises(SystemExit):
-        run_status(parse(setup_status), home=damaged.home)
+    from hermes_side.status import run_status, setup_status  # hermes recall status (HERMES_HOME = damaged.home)
 
-    assert "damaged" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        run_status(parse(setup_status))
+
+    out = capsys.readouterr().out
+    assert "damaged" in out and str(damaged.home) not in out
 
 
 def test_cli_index_says_so_and_rebuild_moves_it_aside_and_starts_over(damaged, capsys):
