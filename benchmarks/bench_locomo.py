@@ -1,8 +1,8 @@
 """Retrieval quality on LoCoMo, per language, every method side by side over the same state.db.
 
-    python benchmarks/bench_locomo.py                     # every suite, every method (one run)
-    python benchmarks/bench_locomo.py --suites en wrong   # a subset; --files 26 30 for fewer conversations
-    python benchmarks/bench_locomo.py --json benchmarks/out/locomo.json --per-question
+    .venv/bin/python benchmarks/bench_locomo.py                     # every suite, every method (one run)
+    .venv/bin/python benchmarks/bench_locomo.py --suites en wrong   # a subset; --files 26 30 for fewer conversations
+    .venv/bin/python benchmarks/bench_locomo.py --json benchmarks/out/locomo.json --per-question
 
 Suites (benchmarks/README.md has the details):
 
