@@ -128,14 +128,6 @@ class Term:
             return (self.text,)
         return tuple(dict.fromkeys(base + suffix for suffix in VARIANT_SUFFIXES))
 
-    def count(self, doc: Doc) -> int:
-        if self.kind == "cjk" and len(self.text) == 1:
-            return doc.folded.count(self.text)
-        forms = self.forms
-        if len(forms) == 1:
-            return doc.terms.get(forms[0], 0)
-        return sum(doc.terms.get(f, 0) for f in forms)
-
     def needles(self) -> list[str]:
         """Substrings a raw ``content`` holding this term must contain (for SQL ``instr``).
 
@@ -180,36 +172,61 @@ def query_terms(query: ParsedQuery) -> list[Term]:
 class Doc:
     message_id: int
     session_id: str
-    terms: Counter  # Latin tokens and CJK bigrams
-    folded: str
-    length: int
+    tf: dict[Term, int]  # occurrences of each query term
+    length: int  # Latin tokens + CJK characters
 
 
-def doc_terms(folded: str) -> tuple[Counter, int]:
-    """(token counts, BM25 length) of folded text: Latin tokens as unicode61 cuts them, and each
-    CJK run as its overlapping bigrams (a one-character run as itself)."""
+def doc_terms(folded: str) -> Counter:
+    """Every term of folded text: Latin tokens as unicode61 cuts them, and each CJK run as its
+    overlapping bigrams (a one-character run as itself). For the scope's statistics."""
     terms = Counter(_TOKEN.findall(CJK_CHAR.sub(" ", folded)))
-    length = sum(terms.values())
     for run in cjk_runs(folded):
         if len(run) == 1:
             terms[run] += 1
         else:
             terms.update(run[i:i + 2] for i in range(len(run) - 1))
-        length += len(run)
-    return terms, length
+    return terms
 
 
-def make_doc(message_id: int, session_id: str, text: str) -> Doc:
-    folded = fold(text)
-    terms, length = doc_terms(folded)
-    return Doc(message_id, session_id, terms, folded, max(1, length))
+class Matcher:
+    """Counts one query's terms in a message with a few C-level passes, never a Python loop over
+    the message's tokens: most candidates are long and hold one or two of the terms."""
+
+    def __init__(self, terms: Sequence[Term]) -> None:
+        self.cjk = [t for t in terms if t.kind == "cjk"]
+        self.words = [t for t in terms if t.kind == "word"]
+        self.pattern = None
+        if self.words:
+            alts = []
+            for i, term in enumerate(self.words):
+                base = stem(term.text)
+                body = re.escape(term.text) if base == term.text else (
+                    re.escape(base) + "(?:" + "|".join(re.escape(x) for x in VARIANT_SUFFIXES) + ")")
+                alts.append(f"(?P<t{i}>{body})")
+            # Whole tokens only, cut where unicode61 cuts: at anything but a letter or a digit.
+            self.pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + r")(?![^\W_])")
+
+    def doc(self, message_id: int, session_id: str, text: str) -> Doc:
+        folded = fold(text)
+        latin, n_cjk = CJK_CHAR.subn(" ", folded)
+        tf: dict[Term, int] = {}
+        if self.pattern is not None:
+            for m in self.pattern.finditer(latin):
+                term = self.words[int(m.lastgroup[1:])]
+                tf[term] = tf.get(term, 0) + 1
+        if n_cjk:
+            for term in self.cjk:
+                n = folded.count(term.text)
+                if n:
+                    tf[term] = n
+        return Doc(message_id, session_id, tf, max(1, len(_TOKEN.findall(latin)) + n_cjk))
 
 
 def bm25(doc: Doc, terms: Sequence[Term], idf: dict[Term, float]) -> float:
     score = 0.0
     norm = K1 * (1 - B + B * doc.length / AVG_TOKENS)
     for term in terms:
-        tf = term.count(doc)
+        tf = doc.tf.get(term)
         if tf:
             score += idf[term] * term.weight * tf * (K1 + 1) / (tf + norm)
     return score
@@ -241,8 +258,7 @@ def _build_stats(conn: sqlite3.Connection, sample: Sequence[int], filters: Filte
     rows = _rows(conn, sample, Filters(filters.session_ids))
     for _, _, content in rows:
         folded = fold(message_text(content))
-        terms, _ = doc_terms(folded)
-        df.update(terms.keys())
+        df.update(doc_terms(folded).keys())
         df.update({ch for run in cjk_runs(folded) if len(run) > 1 for ch in run})  # single-character terms
     return ScopeStats(len(rows), df, built_for)
 
@@ -292,9 +308,9 @@ def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
         [json.dumps(list(ids)), *params]).fetchall()
 
 
-def _read(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
+def _read(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters, matcher: Matcher,
           needles: Sequence[str] = ()) -> list[Doc]:
-    return [make_doc(r[0], r[1], message_text(r[2])) for r in _rows(conn, ids, filters, needles)]
+    return [matcher.doc(r[0], r[1], message_text(r[2])) for r in _rows(conn, ids, filters, needles)]
 
 
 def _fts_rowids(conn: sqlite3.Connection, table: str, match: str, cap: int) -> list[int]:
@@ -359,11 +375,8 @@ def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, t
     if len(terms) > MAX_TERMS:
         stats = _scope_stats(cache, conn, scope_ids, filters)
         terms, dropped = select_terms(terms, stats.df_of)
-    docs = _read(conn, window, filters, _needles(terms))
-    df: Counter = Counter()
-    for doc in docs:
-        for term in terms:
-            df[term] += term.count(doc) > 0
+    docs = _read(conn, window, filters, Matcher(terms), _needles(terms))
+    df: Counter = Counter(t for doc in docs for t in doc.tf)
     kept, common = _drop_common(terms, {t: df[t] / max(1, len(window)) for t in terms}, len(window))
     scale = total / max(1, len(window))  # document frequency in the scope, projected to the profile
     idf = {t: _idf(df[t] * scale, total) for t in kept}
@@ -407,12 +420,13 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
             if mid in in_scope:
                 prescore[mid] = prescore.get(mid, 0.0) + weight
     best = sorted(prescore, key=lambda mid: (-prescore[mid], -mid))[:CANDIDATES_MAX]
-    docs = _read(conn, best, filters)
+    matcher = Matcher(kept)
+    docs = _read(conn, best, filters, matcher)
     short = [t for t in kept if t.kind == "cjk" and not any(t.text in p for p in query.cjk_long)]
     if short:  # no Hermes index finds 1–2 character pieces: look in the scope's newest messages
         seen = set(best)
         recent = [mid for mid in scope_ids[-RECENT_FALLBACK:] if mid not in seen]
-        docs += _read(conn, recent, filters, _needles(short))
+        docs += _read(conn, recent, filters, matcher, _needles(short))
     return KeywordResult(_rank(docs, kept, idf, limit), common, _dropped(dropped))
 
 

@@ -140,12 +140,14 @@ def _latin_fold_table() -> dict[int, str]:
 
 
 _LATIN_FOLD = _latin_fold_table()
+_ACCENTED = re.compile("[" + "".join(map(chr, sorted(_LATIN_FOLD))) + "]")
 
 
 def fold(text: str) -> str:
     """Lower-case without diacritics on Latin letters, as unicode61 indexes it ('Déploiement' →
     'deploiement'). Other scripts are left whole: decomposing Hangul or voiced kana would break them."""
-    return text.lower().translate(_LATIN_FOLD)
+    lower = text.lower()
+    return lower if lower.isascii() or not _ACCENTED.search(lower) else lower.translate(_LATIN_FOLD)
 
 
 def _strip_zh_stopwords(run: str) -> list[str]:
