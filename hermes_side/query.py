@@ -56,7 +56,7 @@ ZH_STOPWORDS = (
 
 # Distinct terms a query may bring to the keyword search; beyond it the most informative are kept
 # (keyword.py), so a pasted wall of text costs a bounded amount of work.
-MAX_TERMS = 24
+MAX_TERMS = 32
 MAX_HIGHLIGHT_PIECES = 32
 MAX_HIGHLIGHT_PIECE_CHARS = 12  # a longer CJK piece highlights its first 12 characters' substrings
 
