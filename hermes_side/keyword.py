@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .messages import ELIGIBLE_MESSAGE_SQL, message_text
-from .query import CJK_CHAR, MAX_TERMS, ParsedQuery, bigrams, cjk_runs, fold, fts_quote, trigrams
+from .query import CJK_CHAR, MAX_TERMS, ParsedQuery, bigrams, cjk_runs, fold, fts_quote, like_pattern, trigrams
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +48,10 @@ CANDIDATES_MAX = 120  # FTS candidates read and scored with BM25
 PER_CONVERSATION = 8  # hits kept per session in the ranked list (LoCoMo dev: 3 → 8 = +0.03 recall@10)
 MAX_GRAMS = 16  # trigram probes per query, spread over its CJK pieces
 MAX_ESCAPED = 4  # FTS phrases looking for non-ASCII terms inside multimodal JSON
+# Terms whose substrings choose which messages a scan reads (the rarest of a long query): each one
+# is an instr() over every message looked at, so they bound the cost of a scan.
+SCAN_NEEDLE_TERMS = 16
+WINDOW_NEEDLE_TERMS = 8  # 1–2 character CJK pieces looked for in a big scope's newest messages
 STATS_SAMPLE = 2000  # newest scope messages whose document frequencies stand for a big scope
 STATS_REFRESH = 1.25  # rebuild those statistics when the scope has grown by a quarter
 K1, B, AVG_TOKENS = 1.2, 0.75, 30.0
@@ -294,14 +298,22 @@ def _scope_stats(cache: ScopeMemo, conn: sqlite3.Connection, scope_ids: Sequence
 
 # -- reading -------------------------------------------------------------------------------
 def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
-          needles: Sequence[str] = ()) -> list[tuple[int, str, str]]:
-    """Eligible rows among ``ids``; with ``needles``, only rows whose content holds one of them
-    (tested in SQL, so only rows that can score cross into Python)."""
+          needles: tuple[Sequence[str], Sequence[str]] | None = None) -> list[tuple[int, str, str]]:
+    """Eligible rows among ``ids``; with ``needles`` (exact, case-folded), only rows whose content
+    holds one of them (tested in SQL, so only rows that can score cross into Python). No ``lower()``:
+    CJK needles cannot change with case, and LIKE folds ASCII case as it goes — lowering every row
+    once per needle was most of the cost of a long query."""
     where, params = filters.sql()
     extra = ""
-    if needles:
-        extra = " AND EXISTS (SELECT 1 FROM json_each(?) n WHERE instr(lower(m.content), n.value) > 0)"
-        params = [*params, json.dumps(list(needles))]
+    if needles is not None:
+        # LIKE reads text only up to a NUL, and multimodal rows start with one ("\x00json:"):
+        # those rows (content < char(1) compares bytes) take lower() + instr(), which see it all.
+        extra = (" AND (EXISTS (SELECT 1 FROM json_each(?) n WHERE instr(m.content, n.value) > 0)"
+                 " OR EXISTS (SELECT 1 FROM json_each(?) n WHERE m.content LIKE n.value ESCAPE '\\')"
+                 " OR (m.content < char(1)"
+                 " AND EXISTS (SELECT 1 FROM json_each(?) n WHERE instr(lower(m.content), n.value) > 0)))")
+        params = [*params, json.dumps(list(needles[0])), json.dumps([like_pattern(x) for x in needles[1]]),
+                  json.dumps(list(needles[1]))]
     return conn.execute(
         f"SELECT m.id, m.session_id, m.content FROM messages m JOIN sessions s ON s.id = m.session_id"
         f" WHERE m.id IN (SELECT value FROM json_each(?)) AND {where}{extra}",
@@ -309,7 +321,7 @@ def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
 
 
 def _read(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters, matcher: Matcher,
-          needles: Sequence[str] = ()) -> list[Doc]:
+          needles: tuple[Sequence[str], Sequence[str]] | None = None) -> list[Doc]:
     return [matcher.doc(r[0], r[1], message_text(r[2])) for r in _rows(conn, ids, filters, needles)]
 
 
@@ -319,8 +331,15 @@ def _fts_rowids(conn: sqlite3.Connection, table: str, match: str, cap: int) -> l
     return [r[0] for r in rows]
 
 
-def _needles(terms: Sequence[Term]) -> list[str]:
-    return sorted({n for t in terms for n in t.needles()})
+def _needles(terms: Sequence[Term]) -> tuple[list[str], list[str]]:
+    """(exact, case-folded) substrings: rows holding none of them cannot score."""
+    exact = sorted({n for t in terms if t.kind == "cjk" for n in t.needles()})
+    return exact, sorted({n for t in terms if t.kind == "word" for n in t.needles()})
+
+
+def _rarest(terms: Sequence[Term], df_of: Callable[[Term], int], n: int) -> list[Term]:
+    """The ``n`` terms that find the fewest messages (those the scope holds at all first)."""
+    return sorted(terms, key=lambda t: (df_of(t) == 0, df_of(t)))[:n]
 
 
 # -- choosing and weighing terms -----------------------------------------------------------
@@ -369,17 +388,21 @@ def _dropped(terms: Sequence[Term]) -> tuple[str, ...]:
 def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, total: int, limit: int,
           cache: ScopeMemo) -> KeywordResult:
     """Score the scope's newest messages directly: small scopes, or no usable FTS. Only messages
-    containing a term are read; document frequencies come from the window itself."""
+    containing a term are read; document frequencies come from the window itself, or for a query
+    of many terms from the scope's statistics (then only its rarest terms choose what is read)."""
     window = scope_ids[-RECENT_FALLBACK:]
-    dropped: list[Term] = []
-    if len(terms) > MAX_TERMS:
+    if len(terms) <= SCAN_NEEDLE_TERMS:
+        docs = _read(conn, window, filters, Matcher(terms), _needles(terms))
+        df: Counter = Counter(t for doc in docs for t in doc.tf)
+        share = {t: df[t] / max(1, len(window)) for t in terms}
+        dropped: list[Term] = []
+    else:
         stats = _scope_stats(cache, conn, scope_ids, filters)
         terms, dropped = select_terms(terms, stats.df_of)
-    docs = _read(conn, window, filters, Matcher(terms), _needles(terms))
-    df: Counter = Counter(t for doc in docs for t in doc.tf)
-    kept, common = _drop_common(terms, {t: df[t] / max(1, len(window)) for t in terms}, len(window))
-    scale = total / max(1, len(window))  # document frequency in the scope, projected to the profile
-    idf = {t: _idf(df[t] * scale, total) for t in kept}
+        docs = _read(conn, window, filters, Matcher(terms), _needles(_rarest(terms, stats.df_of, SCAN_NEEDLE_TERMS)))
+        share = {t: stats.share(t) for t in terms}
+    kept, common = _drop_common(terms, share, len(window))
+    idf = {t: _idf(share[t] * total, total) for t in kept}  # the scope's frequency, projected to the profile
     return KeywordResult(_rank(docs, kept, idf, limit), common, _dropped(dropped))
 
 
@@ -426,7 +449,7 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
     if short:  # no Hermes index finds 1–2 character pieces: look in the scope's newest messages
         seen = set(best)
         recent = [mid for mid in scope_ids[-RECENT_FALLBACK:] if mid not in seen]
-        docs += _read(conn, recent, filters, matcher, _needles(short))
+        docs += _read(conn, recent, filters, matcher, _needles(_rarest(short, stats.df_of, WINDOW_NEEDLE_TERMS)))
     return KeywordResult(_rank(docs, kept, idf, limit), common, _dropped(dropped))
 
 
