@@ -193,46 +193,43 @@ def doc_terms(folded: str) -> Counter:
 
 
 class Matcher:
-    """Counts one query's terms in a message with a few C-level passes, never a Python loop over
-    the message's tokens: most candidates are long and hold one or two of the terms."""
+    """Counts one query's terms in a message: a token → term lookup over the message's tokens and
+    a C-level ``str.count`` per CJK term — the loop runs over what the message holds, never over
+    every term × every message."""
 
     def __init__(self, terms: Sequence[Term]) -> None:
         self.cjk = [t for t in terms if t.kind == "cjk"]
-        self.words = [t for t in terms if t.kind == "word"]
-        self.pattern = None
-        if self.words:
-            alts = []
-            for i, term in enumerate(self.words):
-                base = stem(term.text)
-                body = re.escape(term.text) if base == term.text else (
-                    re.escape(base) + "(?:" + "|".join(re.escape(x) for x in VARIANT_SUFFIXES) + ")")
-                alts.append(f"(?P<t{i}>{body})")
-            # Whole tokens only, cut where unicode61 cuts: at anything but a letter or a digit.
-            self.pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + r")(?![^\W_])")
+        self.forms: dict[str, tuple[Term, ...]] = {}
+        for term in terms:
+            if term.kind == "word":
+                for form in term.forms:
+                    self.forms[form] = (*self.forms.get(form, ()), term)
 
     def doc(self, message_id: int, session_id: str, text: str) -> Doc:
         folded = fold(text)
         latin, n_cjk = CJK_CHAR.subn(" ", folded)
+        tokens = _TOKEN.findall(latin)
         tf: dict[Term, int] = {}
-        if self.pattern is not None:
-            for m in self.pattern.finditer(latin):
-                term = self.words[int(m.lastgroup[1:])]
-                tf[term] = tf.get(term, 0) + 1
+        if self.forms:
+            for found in filter(None, map(self.forms.get, tokens)):
+                for term in found:
+                    tf[term] = tf.get(term, 0) + 1
         if n_cjk:
             for term in self.cjk:
                 n = folded.count(term.text)
                 if n:
                     tf[term] = n
-        return Doc(message_id, session_id, tf, max(1, len(_TOKEN.findall(latin)) + n_cjk))
+        return Doc(message_id, session_id, tf, max(1, len(tokens) + n_cjk))
 
 
-def bm25(doc: Doc, terms: Sequence[Term], idf: dict[Term, float]) -> float:
+def bm25(doc: Doc, idf: dict[Term, float]) -> float:
+    """Okapi BM25 of a message over the terms in ``idf`` (terms missing there do not count)."""
     score = 0.0
     norm = K1 * (1 - B + B * doc.length / AVG_TOKENS)
-    for term in terms:
-        tf = doc.tf.get(term)
-        if tf:
-            score += idf[term] * term.weight * tf * (K1 + 1) / (tf + norm)
+    for term, tf in doc.tf.items():
+        weight = idf.get(term)
+        if weight:
+            score += weight * term.weight * tf * (K1 + 1) / (tf + norm)
     return score
 
 
@@ -366,8 +363,8 @@ def _drop_common(terms: Sequence[Term], share: dict[Term, float], scope_size: in
     return kept, frozenset(t.raw or t.text for t in common)
 
 
-def _rank(docs: list[Doc], terms: Sequence[Term], idf: dict[Term, float], limit: int) -> list[Hit]:
-    scored = sorted(((bm25(d, terms, idf), d.message_id, d.session_id) for d in docs), key=lambda t: (-t[0], -t[1]))
+def _rank(docs: list[Doc], idf: dict[Term, float], limit: int) -> list[Hit]:
+    scored = sorted(((bm25(d, idf), d.message_id, d.session_id) for d in docs), key=lambda t: (-t[0], -t[1]))
     per_session: Counter = Counter()
     hits: list[Hit] = []
     for score, mid, sid in scored:
@@ -403,7 +400,7 @@ def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, t
         share = {t: stats.share(t) for t in terms}
     kept, common = _drop_common(terms, share, len(window))
     idf = {t: _idf(share[t] * total, total) for t in kept}  # the scope's frequency, projected to the profile
-    return KeywordResult(_rank(docs, kept, idf, limit), common, _dropped(dropped))
+    return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped))
 
 
 def _probes(query: ParsedQuery, terms: list[Term]) -> list[tuple[str, str, tuple[Term, ...]]]:
@@ -450,7 +447,7 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
         seen = set(best)
         recent = [mid for mid in scope_ids[-RECENT_FALLBACK:] if mid not in seen]
         docs += _read(conn, recent, filters, matcher, _needles(_rarest(short, stats.df_of, WINDOW_NEEDLE_TERMS)))
-    return KeywordResult(_rank(docs, kept, idf, limit), common, _dropped(dropped))
+    return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped))
 
 
 def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *,
