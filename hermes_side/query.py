@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cached_property
 
 MAX_QUERY_CHARS = 2000
 
@@ -80,7 +81,7 @@ class ParsedQuery:
     def cjk_short(self) -> tuple[str, ...]:
         return tuple(p for p in self.cjk if len(p) < 3)
 
-    @property
+    @cached_property
     def cjk_grams(self) -> tuple[str, ...]:
         """The CJK search terms: every piece's bigrams (a one-character piece as itself)."""
         return tuple(dict.fromkeys(g for piece in self.cjk for g in bigrams(piece)))
@@ -150,11 +151,11 @@ def fold(text: str) -> str:
     return lower if lower.isascii() or not _ACCENTED.search(lower) else lower.translate(_LATIN_FOLD)
 
 
+_ZH_STOP = re.compile("|".join(sorted(map(re.escape, ZH_STOPWORDS), key=len, reverse=True)))
+
+
 def _strip_zh_stopwords(run: str) -> list[str]:
-    pieces = [run]
-    for stop in ZH_STOPWORDS:
-        pieces = [p for piece in pieces for p in piece.split(stop)]
-    return [p for p in pieces if p]
+    return [p for p in _ZH_STOP.split(run) if p]
 
 
 def parse_query(raw: str) -> ParsedQuery:
