@@ -55,6 +55,8 @@ WINDOW_NEEDLE_TERMS = 8  # 1–2 character CJK pieces looked for in a big scope'
 STATS_SAMPLE = 2000  # newest scope messages whose document frequencies stand for a big scope
 STATS_REFRESH = 1.25  # rebuild those statistics when the scope has grown by a quarter
 K1, B, AVG_TOKENS = 1.2, 0.75, 30.0
+PROFILE_WORD_IDF = True  # weigh Latin words by the whole profile (see _profile_word_idf)
+PROFILE_COUNT_CAP = 1000
 PIECE_ALPHA = 0.5  # a CJK piece of n bigrams weighs √n words (LoCoMo-zh dev, one project: msg@1 0.909 → 0.921)
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "s", "ly", "d", "e")
@@ -400,7 +402,23 @@ def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, t
         share = {t: stats.share(t) for t in terms}
     kept, common = _drop_common(terms, share, len(window))
     idf = {t: _idf(share[t] * total, total) for t in kept}  # the scope's frequency, projected to the profile
+    if PROFILE_WORD_IDF:
+        try:
+            idf |= _profile_word_idf(conn, [t for t in kept if t.kind == "word"], total)
+        except sqlite3.OperationalError as exc:  # no FTS table: the scope's own counts stand
+            log.info("FTS count failed (%s); weighing words by the scope alone", exc)
     return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped))
+
+
+def _profile_word_idf(conn: sqlite3.Connection, words: Sequence[Term], total: int) -> dict[Term, float]:
+    """Each word's weight from how many messages of the whole profile hold it, counted up to
+    ``PROFILE_COUNT_CAP`` (a full count means "at least this many"): the profile is a larger sample
+    of the language than one scope (LoCoMo dev, English: msg@1 0.307 → 0.326)."""
+    out = {}
+    for term in words:
+        n = len(_fts_rowids(conn, "messages_fts", term.fts(), PROFILE_COUNT_CAP))
+        out[term] = _idf(n * (4 if n >= PROFILE_COUNT_CAP else 1), total)
+    return out
 
 
 def _probes(query: ParsedQuery, terms: list[Term]) -> list[tuple[str, str, tuple[Term, ...]]]:
@@ -432,11 +450,16 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
     probes = [p for p in _probes(query, kept) if not p[2] or set(p[2]) & set(idf)]
     cap = max(MIN_PER_PROBE, ROWID_BUDGET // max(1, len(probes)))
     in_scope = _scope_id_set(cache, scope_ids)
+    found = [(holds, _fts_rowids(conn, table, match, cap)) for table, match, holds in probes]
+    if PROFILE_WORD_IDF:  # as in _profile_word_idf, from the lists just fetched
+        for holds, rowids in found:
+            if len(holds) == 1 and holds[0].kind == "word":
+                idf[holds[0]] = _idf(len(rowids) * (4 if len(rowids) >= cap else 1), total)
     floor = min(idf.values(), default=1.0)
     prescore: dict[int, float] = {}
-    for table, match, holds in probes:
+    for holds, rowids in found:
         weight = sum(idf.get(t, 0.0) for t in holds) / max(1, len(holds)) if holds else floor
-        for mid in _fts_rowids(conn, table, match, cap):
+        for mid in rowids:
             if mid in in_scope:
                 prescore[mid] = prescore.get(mid, 0.0) + weight
     best = sorted(prescore, key=lambda mid: (-prescore[mid], -mid))[:CANDIDATES_MAX]
