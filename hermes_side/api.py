@@ -1,15 +1,15 @@
 """The recall API (docs/recall-api.md): FastAPI app serving one or many profiles.
 
 Routes are declared once and mounted twice — at the root (the launch profile) and under
-``/p/<profile>/`` like Hermes' own API server. Handlers are plain ``def`` so FastAPI runs the
-blocking SQLite work in its thread pool.
+``/p/<profile>/`` like Hermes' own API server; which key opens which profile is api_access.py.
+Route handlers are plain ``def`` so FastAPI runs the blocking SQLite work in its thread pool;
+the key check and ``/health`` are ``async`` so they never wait for a worker thread.
 """
 
 from __future__ import annotations
 
-import hmac
 import logging
-import re
+from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -21,19 +21,21 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import __version__, bindings, chat_service, hermes_db
+from .api_access import Access
 from .chats import parse_chat
 from .move import MoveError, move_sessions
+from .profile import Profile, profile_at
 from .request import RequestError, parse_search_args
 from .search import SearchError, engine_for
 
 log = logging.getLogger(__name__)
-PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 MAX_BODY_BYTES = 64 * 1024
 WORKER_THREADS = 8
 
 STATUS_BY_CODE = {
     "unauthorized": 401, "unknown_profile": 404, "not_found": 404, "unknown_project": 404,
-    "chat_unbound": 409, "no_db": 503, "folder_missing": 409, "query_too_long": 413,
+    "chat_unbound": 409, "no_db": 503, "folder_missing": 409, "query_too_long": 413, "unavailable": 503,
+    "busy": 503,
 }
 
 
@@ -44,39 +46,43 @@ class ApiError(Exception):
         self.status = status or STATUS_BY_CODE.get(code, 400)
 
 
-class Profile:
-    def __init__(self, name: str, home: Path) -> None:
-        self.name, self.home = name, home
+# What a caller (a chat bot, shown to a group) is told for errors whose own text may name a
+# server path or internal detail; the full text goes to the server log.
+PUBLIC_ERRORS = {
+    "folder_missing": "the project's folder is missing on the Hermes machine; ask the operator",
+    "no_db": "this Hermes profile has no conversations yet",
+    "unavailable": "the project list cannot be read right now; ask the operator",
+    "internal": "internal error",
+}
+MOVE_ERRORS = {
+    "unknown_project": "project not found",
+    "not_found": "session not found",
+    "folder_missing": PUBLIC_ERRORS["folder_missing"],
+    "no_db": PUBLIC_ERRORS["no_db"],
+}
 
 
-def profiles_root(home: Path) -> Path:
-    """``~/.hermes`` for both the default home and ``~/.hermes/profiles/<name>``."""
-    return home.parent.parent if home.parent.name == "profiles" else home
+def create_app(launch_home: Path, api_key: str, launch_profile: str | None = None,
+               share_key_with: Iterable[str] = ()) -> FastAPI:
+    """The recall API for the profile at ``launch_home`` (plus ``/p/<name>`` for the others).
 
+    Refuses an empty or short key (ValueError). ``share_key_with`` names the other profiles the
+    launch key may also open; by default each profile opens only with its own key (api_access).
+    ``launch_profile`` is ignored: the name comes from the home (profile.py).
+    """
+    access = Access(profile_at(launch_home), api_key, share_key_with)
 
-def create_app(launch_home: Path, api_key: str, launch_profile: str = "default") -> FastAPI:
-    launch_home = Path(launch_home)
-    root = profiles_root(launch_home)
-    key = api_key.encode()
-
-    def authorize(request: Request) -> None:
+    async def profile_of(request: Request) -> Profile:
+        # async: resolving a key reads two small files and must not wait for a worker thread.
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), key):
-            raise ApiError("missing or wrong API key", "unauthorized")
-
-    def profile_of(request: Request) -> Profile:
         name = request.path_params.get("profile")
-        if name is None:
-            return Profile(launch_profile, launch_home)
-        if not isinstance(name, str) or not PROFILE_NAME.match(name):
-            raise ApiError("unknown profile", "unknown_profile")
-        home = root if name == "default" else root / "profiles" / name
-        if not home.is_dir():
-            raise ApiError("unknown profile", "unknown_profile")
-        return Profile(name, home)
+        profile = access.profile_for(name, token.strip()) if scheme.lower() == "bearer" else None
+        if profile is None:
+            raise ApiError("missing or wrong API key", "unauthorized")
+        return profile
 
-    router = APIRouter(dependencies=[Depends(authorize)])
+    router = APIRouter()
     _routes(router, profile_of)
 
     @asynccontextmanager
@@ -86,14 +92,18 @@ def create_app(launch_home: Path, api_key: str, launch_profile: str = "default")
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
         yield
 
-    app = FastAPI(title="Project history recall", version=__version__, lifespan=lifespan)
+    # No /docs, /redoc or /openapi.json: the contract is docs/recall-api.md, and an unauthenticated
+    # schema would describe the server to anyone who can reach the port.
+    app = FastAPI(title="Project history recall", version=__version__, lifespan=lifespan,
+                  docs_url=None, redoc_url=None, openapi_url=None)
 
     @app.get("/health")
-    def health() -> dict[str, Any]:
-        return {"ok": True, "profile": launch_profile, "version": __version__}
+    async def health() -> dict[str, Any]:
+        # async on purpose: answers on the event loop even while searches hold every worker thread.
+        return {"ok": True, "profile": access.launch.name, "version": __version__}
 
     @app.get("/p/{profile}/health")
-    def profile_health(p: Profile = Depends(profile_of)) -> dict[str, Any]:
+    async def profile_health(p: Profile = Depends(profile_of)) -> dict[str, Any]:
         return {"ok": True, "profile": p.name, "version": __version__}
 
     app.include_router(router)
@@ -124,13 +134,16 @@ def _chat(value: Any) -> str:
     return chat
 
 
+def _without_paths(project: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A project as a chat may see it: no folder on the server."""
+    return None if project is None else {k: v for k, v in project.items() if k != "primary_path"}
+
+
 def _routes(router: APIRouter, profile_of: Any) -> None:
     @router.get("/projects")
     def projects(p: Profile = Depends(profile_of)) -> dict[str, Any]:
         rows = [pr for pr in hermes_db.load_projects(p.home) if not pr.get("archived")]
-        return {"success": True, "projects": [
-            {"id": r["id"], "slug": r["slug"], "name": r["name"], "primary_path": r.get("primary_path")}
-            for r in rows]}
+        return {"success": True, "projects": [{"id": r["id"], "slug": r["slug"], "name": r["name"]} for r in rows]}
 
     @router.post("/search")
     def search(body: dict[str, Any] = Depends(_json_body), p: Profile = Depends(profile_of)) -> dict[str, Any]:
@@ -139,11 +152,14 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
             raise ApiError("give exactly one of 'chat' or 'project'", "bad_request")
         if body.get("chat") is not None:
             project_id = chat_service.chat_project(p.home, _chat(body["chat"]))["id"]
-        elif isinstance(body["project"], str) and body["project"].strip():
-            project_id = body["project"].strip()
-        else:
-            raise ApiError("'project' must be a project id or slug", "bad_request")
-        return engine_for(p.home, p.name).search(req, project=project_id)
+            result = engine_for(p.home).search(req, project=project_id)
+            # Chat-facing: no server folder, and no consent hint (it names the provider's URL and
+            # only the operator can grant it; ``semantic_status`` still says consent_required).
+            return {**{k: v for k, v in result.items() if k != "consent"},
+                    "project": _without_paths(result.get("project"))}
+        if isinstance(body["project"], str) and body["project"].strip():
+            return engine_for(p.home).search(req, project=body["project"].strip())
+        raise ApiError("'project' must be a project id or slug", "bad_request")
 
     @router.get("/chats/{chat}/binding")
     def get_binding(chat: str, p: Profile = Depends(profile_of)) -> dict[str, Any]:
@@ -174,19 +190,39 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         if (body.get("chat") is None) == (body.get("session_id") is None):
             raise ApiError("give exactly one of 'chat' or 'session_id'", "bad_request")
         if body.get("chat") is not None:
-            return chat_service.move_chat(p.home, _chat(body["chat"]), ref.strip(), p.name)
+            moved = chat_service.move_chat(p.home, _chat(body["chat"]), ref.strip(), p.name)
+            # Chat-facing: the bot answers a group with this; the folder stays on the server.
+            return {k: (_without_paths(v) if k == "project" else v) for k, v in moved.items() if k != "cwd"}
         sid = body["session_id"]
         if not isinstance(sid, str) or not sid or len(sid) > 256:
             raise ApiError("'session_id' must be a session id", "bad_request")
         result = move_sessions(p.home, [sid], ref.strip())
-        engine_for(p.home, p.name).scopes.invalidate()
+        engine_for(p.home).scopes.invalidate()
         return result
 
     @router.get("/status")
     def status(p: Profile = Depends(profile_of)) -> dict[str, Any]:
         from .status import profile_status
 
-        return profile_status(p.home, p.name)
+        return profile_status(p.home)
+
+    @router.post("/context")
+    def context(body: dict[str, Any] = Depends(_json_body), p: Profile = Depends(profile_of)) -> dict[str, Any]:
+        """The turns around one search hit, sealed to the chat's project (docs/recall-api.md)."""
+        from .context import open_context, parse_context_args
+
+        req = parse_context_args(body, allowed_extra=("chat",))
+        project_id = chat_service.chat_project(p.home, _chat(body.get("chat")))["id"]
+        opened = open_context(engine_for(p.home), req, project=project_id)
+        return {**opened, "project": _without_paths(opened.get("project"))}  # chat-facing: no server folder
+
+
+def _public(code: str, message: str, detail: str = "") -> str:
+    """The sentence a caller gets; where the text may hold a path, a fixed one, and the log the rest."""
+    if code not in PUBLIC_ERRORS:
+        return message
+    log.warning("recall API answered %s: %s%s", code, message, f" ({detail})" if detail else "")
+    return PUBLIC_ERRORS[code]
 
 
 def _error_handlers(app: FastAPI) -> None:
@@ -203,11 +239,24 @@ def _error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(SearchError)
     async def _search(_: Request, exc: SearchError) -> JSONResponse:
-        return reply(STATUS_BY_CODE.get(exc.code, 400), str(exc), exc.code)
+        return reply(STATUS_BY_CODE.get(exc.code, 400), _public(exc.code, str(exc)), exc.code)
 
     @app.exception_handler(MoveError)
     async def _move(_: Request, exc: MoveError) -> JSONResponse:
-        return reply(STATUS_BY_CODE.get(exc.code, 400), str(exc), exc.code)
+        # Every move error by its code: MoveError texts may carry the folder that is missing.
+        message = MOVE_ERRORS.get(exc.code) or PUBLIC_ERRORS.get(exc.code) or "the move failed"
+        log.warning("recall API move failed (%s): %s %s", exc.code, exc, getattr(exc, "detail", "") or "")
+        return reply(STATUS_BY_CODE.get(exc.code, 400), message, exc.code)
+
+    @app.exception_handler(hermes_db.Unavailable)
+    async def _unavailable(_: Request, exc: hermes_db.Unavailable) -> JSONResponse:
+        # Fail closed: an unreadable projects.db or bindings.db is an error, never "nothing".
+        return reply(503, _public("unavailable", str(exc), exc.detail), "unavailable")
+
+    @app.exception_handler(TimeoutError)
+    async def _busy(_: Request, exc: TimeoutError) -> JSONResponse:
+        log.warning("recall API: timed out waiting: %s", exc)
+        return reply(503, "another change of this chat is in progress; try again", "busy")
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -7,50 +7,49 @@ import os
 import sys
 from pathlib import Path
 
-MIN_KEY_CHARS = 16
+from .api_access import KEY_NAME, MIN_KEY_CHARS, env_file_key, usable_key
+from .profile import PROFILE_NAME, current_profile
 
 
 def read_api_key(home: Path) -> str:
-    """``RECALL_API_KEY`` from the environment, else from the profile's ``.env``."""
-    key = os.environ.get("RECALL_API_KEY", "").strip()
-    if key:
-        return key
-    env_file = Path(home) / ".env"
-    if env_file.exists():
-        from dotenv import dotenv_values
+    """The launch key: ``RECALL_API_KEY`` from the environment, else from the profile's ``.env``."""
+    return os.environ.get(KEY_NAME, "").strip() or env_file_key(home)
 
-        key = (dotenv_values(env_file).get("RECALL_API_KEY") or "").strip()
-    return key
+
+def _profile_list(value: str) -> list[str]:
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    bad = [n for n in names if not PROFILE_NAME.match(n)]
+    if bad:
+        raise argparse.ArgumentTypeError(f"not a profile name: {', '.join(bad)}")
+    return names
 
 
 def setup_serve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
     p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--share-key-with", type=_profile_list, default=[], metavar="PROFILE[,PROFILE...]",
+                   help="other profiles this profile's key may open under /p/<name> (default: none; "
+                        "each profile opens with the RECALL_API_KEY of its own .env)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
 
 
 def run_serve(args: argparse.Namespace) -> None:
-    from hermes_constants import get_hermes_home
-
-    home = Path(get_hermes_home())
-    key = read_api_key(home)
-    if len(key) < MIN_KEY_CHARS:
-        print(f"error: set RECALL_API_KEY (at least {MIN_KEY_CHARS} characters) in the environment or in "
-              f"{home / '.env'}; the recall API never runs without a key", file=sys.stderr)
+    profile = current_profile()
+    key = read_api_key(profile.home)
+    if not usable_key(key):
+        print(f"error: set {KEY_NAME} (at least {MIN_KEY_CHARS} characters) in the environment or in "
+              f"{profile.env_file}; the recall API never runs without a key", file=sys.stderr)
         sys.exit(2)
     import uvicorn
 
     from .api import create_app
 
     _limit_malloc_arenas()
-    profile = _profile_name(home)
-    print(f"recall API for profile '{profile}' ({home}) on http://{args.host}:{args.port}", file=sys.stderr)
-    uvicorn.run(create_app(home, key, profile), host=args.host, port=args.port, log_level=args.log_level,
-                access_log=args.log_level == "debug")
-
-
-def _profile_name(home: Path) -> str:
-    return home.name if home.parent.name == "profiles" else "default"
+    shared = list(getattr(args, "share_key_with", []) or [])
+    print(f"recall API for profile '{profile.name}' ({profile.home}) on http://{args.host}:{args.port}"
+          + (f"; its key also opens: {', '.join(shared)}" if shared else ""), file=sys.stderr)
+    uvicorn.run(create_app(profile.home, key, share_key_with=shared), host=args.host, port=args.port,
+                log_level=args.log_level, access_log=args.log_level == "debug")
 
 
 def _limit_malloc_arenas() -> None:
@@ -61,4 +60,3 @@ def _limit_malloc_arenas() -> None:
 
     with contextlib.suppress(OSError, AttributeError):  # not glibc (macOS, musl): nothing to tune
         ctypes.CDLL("libc.so.6").mallopt(-8, 2)  # M_ARENA_MAX = 2
-

@@ -8,11 +8,22 @@ admin decision.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import time
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
+
+from . import hermes_db
+from .profile import profile_at
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+    import msvcrt
 
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS bindings (
@@ -28,14 +39,19 @@ SCHEMA = [
     )""",
     "CREATE INDEX IF NOT EXISTS chat_sessions_by_chat ON chat_sessions(chat)",
 ]
+LOCK_WAIT = 30.0  # seconds a placement or a /move waits for another one on the same chat
 
 
 def plugin_dir(home: Path) -> Path:
-    return Path(home) / "project-history-recall"
+    return profile_at(home).plugin_dir
+
+
+def bindings_path(home: Path) -> Path:
+    return profile_at(home).bindings_db
 
 
 def connect(home: Path) -> sqlite3.Connection:
-    path = plugin_dir(home) / "bindings.db"
+    path = bindings_path(home)
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=10, isolation_level=None)
     conn.row_factory = sqlite3.Row
@@ -45,9 +61,17 @@ def connect(home: Path) -> sqlite3.Connection:
     return conn
 
 
-def get_binding(home: Path, chat: str) -> dict[str, Any]:
+def _read(home: Path, sql: str, params: tuple) -> list[sqlite3.Row]:
+    """Readers never create the store: no bindings.db yet means no binding and no sessions."""
+    if not bindings_path(home).exists():
+        return []
     with closing(connect(home)) as conn:
-        row = conn.execute("SELECT state, project_id FROM bindings WHERE chat = ?", (chat,)).fetchone()
+        return conn.execute(sql, params).fetchall()
+
+
+def get_binding(home: Path, chat: str) -> dict[str, Any]:
+    rows = _read(home, "SELECT state, project_id FROM bindings WHERE chat = ?", (chat,))
+    row = rows[0] if rows else None
     if row is None:
         return {"chat": chat, "state": "unset", "project_id": None}
     return {"chat": chat, "state": row["state"], "project_id": row["project_id"]}
@@ -76,6 +100,78 @@ def record_session(home: Path, chat: str, session_id: str) -> None:
 
 
 def sessions_for_chat(home: Path, chat: str) -> list[str]:
-    with closing(connect(home)) as conn:
-        return [r[0] for r in conn.execute("SELECT session_id FROM chat_sessions WHERE chat = ?", (chat,))]
+    return [r[0] for r in _read(home, "SELECT session_id FROM chat_sessions WHERE chat = ?", (chat,))]
 
+
+
+def all_bindings(home: Path) -> list[dict[str, Any]]:
+    """Every chat that was ever linked (``bound`` or ``home``), ordered by chat name."""
+    with closing(connect(home)) as conn:
+        rows = conn.execute("SELECT chat, state, project_id, updated_at FROM bindings ORDER BY chat").fetchall()
+    return [dict(r) for r in rows]
+
+
+def load_all(home: Path) -> tuple[dict[str, str | None], dict[str, str]]:
+    """Every binding (chat → project id, ``None`` for Home) and every recorded session (session
+    id → chat), read-only: a search must not create the store. Unreadable → ``Unavailable``."""
+    path = bindings_path(home)
+    if not path.exists():
+        return {}, {}
+    try:
+        conn = hermes_db.connect_ro(path)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            bound = ({r[0]: (r[2] if r[1] == "bound" else None)
+                      for r in conn.execute("SELECT chat, state, project_id FROM bindings")}
+                     if "bindings" in tables else {})
+            seen = ({r[0]: r[1] for r in conn.execute("SELECT session_id, chat FROM chat_sessions")}
+                    if "chat_sessions" in tables else {})
+        finally:
+            conn.close()
+    except hermes_db.NoDatabase:
+        return {}, {}
+    except (sqlite3.DatabaseError, OSError) as exc:
+        raise hermes_db.Unavailable("the chat bindings cannot be read right now", f"{path}: {exc}") from None
+    return bound, seen
+
+
+def fingerprint(home: Path) -> tuple:
+    return hermes_db.file_fingerprint(bindings_path(home))
+
+
+@contextmanager
+def chat_lock(home: Path, chat: str, timeout: float | None = None) -> Iterator[None]:
+    """Serialise everything that places or moves one chat's sessions, across processes.
+
+    The first-turn hook runs in the Hermes process and an admin's ``/move`` in the recall API
+    process; without this a hook that read the old binding could write a new session into the
+    old project after the move finished. An OS file lock: the kernel drops it if a holder dies.
+    """
+    locks = plugin_dir(home) / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    name = hashlib.blake2b(chat.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    with open(locks / f"{name}.lock", "a+b") as fh:
+        deadline = time.monotonic() + (LOCK_WAIT if timeout is None else timeout)
+        while not _try_lock(fh):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"chat {chat} is busy")
+            time.sleep(0.02)
+        try:
+            yield
+        finally:
+            with suppress(OSError):
+                if fcntl is not None:
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+                else:
+                    msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+
+
+def _try_lock(fh) -> bool:
+    try:
+        if fcntl is not None:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        else:
+            msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+    except OSError:
+        return False
+    return True

@@ -1,4 +1,8 @@
-"""Chat-group operations shared by the recall API and the ``pre_llm_call`` hook."""
+"""Chat-group operations shared by the recall API and the ``pre_llm_call`` hook.
+
+Placing a chat's new session and moving the whole chat both run under the chat's lock
+(``bindings.chat_lock``, cross-process): the hook runs in Hermes, ``/move`` in the recall API.
+"""
 
 from __future__ import annotations
 
@@ -7,33 +11,47 @@ from pathlib import Path
 from typing import Any
 
 from . import bindings, hermes_db
+from .chat_scope import CHAT_UNBOUND, Origin, bound_project, refusal
 from .chats import chat_from_session_id, chat_from_session_key
 from .move import MoveError, move_sessions, target_for
 from .search import SearchError, engine_for
 
 log = logging.getLogger(__name__)
+BUSY = "this chat is being moved right now; try again in a moment"
+
+
+def _projects(home: Path) -> list[dict[str, Any]]:
+    try:
+        return hermes_db.load_projects(home)
+    except hermes_db.Unavailable as exc:
+        log.warning("project-history-recall: %s (%s)", exc, exc.detail)
+        raise SearchError(str(exc), exc.code) from None
 
 
 def resolve_project_ref(home: Path, ref: str) -> dict[str, Any]:
-    project = hermes_db.find_project(hermes_db.load_projects(home), ref)
+    project = hermes_db.find_project(_projects(home), ref)
     if project is None or project.get("archived"):
         raise SearchError(f"project not found: {ref}", "unknown_project")
     return project
 
 
 def chat_project(home: Path, chat: str) -> dict[str, Any]:
-    """The project a chat searches in; a chat without one gets an error, never a global search."""
-    binding = bindings.get_binding(home, chat)
-    if binding["state"] != "bound":
-        raise SearchError("this chat is not linked to a project", "chat_unbound")
-    return resolve_project_ref(home, binding["project_id"])
+    """The project a chat searches in (the ``chat_scope`` rule); otherwise ``chat_unbound``."""
+    try:
+        bound, _ = bindings.load_all(home)
+    except hermes_db.Unavailable as exc:
+        raise SearchError(str(exc), exc.code) from None
+    project, reason = bound_project(Origin(True, chat), bound, _projects(home))
+    if project is None:
+        raise SearchError(refusal(reason), CHAT_UNBOUND)
+    return project
 
 
 def binding_view(home: Path, chat: str) -> dict[str, Any]:
     binding = bindings.get_binding(home, chat)
     project = None
     if binding["state"] == "bound":
-        found = hermes_db.find_project(hermes_db.load_projects(home), binding["project_id"])
+        found = hermes_db.find_project(_projects(home), binding["project_id"])
         project = {"id": binding["project_id"], "slug": (found or {}).get("slug"),
                    "name": (found or {}).get("name", binding["project_id"]),
                    "missing": found is None or bool(found.get("archived"))}
@@ -41,15 +59,31 @@ def binding_view(home: Path, chat: str) -> dict[str, Any]:
 
 
 def sessions_of_chat(home: Path, chat: str, profile: str = "default") -> list[str]:
-    """Sessions recorded for the chat by the hook, plus those named after it by the bridge."""
-    ids = set(bindings.sessions_for_chat(home, chat))
+    """Every session the chat rule attributes to the chat: by the bridge's id, the gateway's
+    row, the hook's record, or a parent's (compression children, delegations)."""
     smap = engine_for(home, profile).scope_map()
-    ids |= {sid for sid in smap.rows if chat_from_session_id(sid) == chat}
+    ids = set(bindings.sessions_for_chat(home, chat))
+    ids |= {sid for sid, origin in smap.origins.items() if origin.name == chat}
     return sorted(sid for sid in ids if sid in smap.rows)
 
 
 def move_chat(home: Path, chat: str, project_ref: str, profile: str = "default") -> dict[str, Any]:
-    """Move every conversation of the chat and bind it; ``""`` moves it to Home."""
+    """Move every conversation of the chat and bind it; ``""`` moves it to Home. All or nothing:
+    the binding changes only after every session moved."""
+    try:
+        with bindings.chat_lock(home, chat):
+            result = _move_chat_locked(home, chat, project_ref, profile)
+    except TimeoutError:
+        raise MoveError(BUSY, "busy") from None
+    finally:
+        engine_for(home, profile).scopes.invalidate()
+    where = result["project"].get("name") or "Home"
+    result["message"] = f"Linked {chat} to {where}; moved {result['moved_sessions']} session(s)"
+    result["chat"] = chat
+    return result
+
+
+def _move_chat_locked(home: Path, chat: str, project_ref: str, profile: str) -> dict[str, Any]:
     project_id = resolve_project_ref(home, project_ref)["id"] if project_ref else None
     ids = sessions_of_chat(home, chat, profile)
     if ids:
@@ -60,25 +94,28 @@ def move_chat(home: Path, chat: str, project_ref: str, profile: str = "default")
                   "project": ({"kind": "explicit", "id": project["id"], "name": project["name"],
                                "slug": project.get("slug")} if project else {"kind": "home"})}
     bindings.set_binding(home, chat, project_id)
-    engine_for(home, profile).scopes.invalidate()
-    where = result["project"].get("name") or "Home"
-    result["message"] = f"Linked {chat} to {where}; moved {result['moved_sessions']} session(s)"
-    result["chat"] = chat
     return result
 
 
 def place_new_session(home: Path, session_id: str, session_key: str | None) -> bool:
-    """Put a bound chat's session in its project. Returns True when a move was written."""
+    """Put a chat's session in the project its chat is bound to. Returns True when nothing is left
+    to do (not a chat session, or placed), False while the chat is unbound (ask again next turn:
+    the bot's initial binding may arrive later).
+
+    Raises (``MoveError``, ``TimeoutError``, ``Unavailable``, ``sqlite3.Error``) when the
+    placement failed, so the hook tries again on the next turn. The binding is read under the
+    chat's lock, after any ``/move`` in progress has finished, so a new session never lands in
+    the project the chat just left.
+    """
     chat = chat_from_session_id(session_id) or chat_from_session_key(session_key)
     if not chat:
-        return False
-    bindings.record_session(home, chat, session_id)
-    binding = bindings.get_binding(home, chat)
-    if binding["state"] != "bound":
-        return False
-    try:
+        return True
+    with bindings.chat_lock(home, chat):
+        bindings.record_session(home, chat, session_id)
+        binding = bindings.get_binding(home, chat)
+        if binding["state"] == "home":
+            return True  # an admin's decision; a later /move moves this session with the chat
+        if binding["state"] != "bound":
+            return False
         move_sessions(home, [session_id], binding["project_id"])
-    except MoveError as exc:
-        log.warning("could not place session of %s in its project: %s", chat, exc)
-        return False
     return True

@@ -9,14 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .profile import current_profile
 from .request import MODES, RequestError, parse_search_args
 from .search import SearchError, engine_for
 
 
 def _home() -> Path:
-    from hermes_constants import get_hermes_home
-
-    return Path(get_hermes_home())
+    return current_profile().home
 
 
 def _setup_search(p: argparse.ArgumentParser) -> None:
@@ -59,8 +58,55 @@ def render_search(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _setup_bindings(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the links as JSON")
+
+
+def bindings_view(home: Path) -> list[dict[str, Any]]:
+    """Every chat → project link of the profile, with the project's name and slug."""
+    from . import bindings, chat_service, hermes_db
+
+    projects = hermes_db.load_projects(home)
+    rows = []
+    for row in bindings.all_bindings(home):
+        try:
+            conversations: int | None = len(chat_service.sessions_of_chat(home, row["chat"]))
+        except SearchError:  # no state.db yet: the links are still worth listing
+            conversations = None
+        found = hermes_db.find_project(projects, row["project_id"]) if row["project_id"] else None
+        project = None
+        if row["state"] == "bound":
+            project = {"id": row["project_id"], "slug": (found or {}).get("slug"),
+                       "name": (found or {}).get("name"), "missing": found is None or bool(found.get("archived"))}
+        rows.append({"chat": row["chat"], "state": row["state"], "project": project,
+                     "sessions": conversations, "updated_at": row["updated_at"]})
+    return rows
+
+
+def render_bindings(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "No chat is linked to a project yet (link one with /move in the chat)."
+    lines = []
+    for row in rows:
+        project = row["project"]
+        if project is None:
+            where = "Home (unlinked)"
+        else:
+            where = f"{project['name'] or project['id']} ({project['slug'] or project['id']})"
+            where += "  [project missing or archived]" if project["missing"] else ""
+        count = "?" if row["sessions"] is None else row["sessions"]
+        lines.append(f"{row['chat']}  →  {where}  · {count} conversation(s)")
+    return "\n".join(lines)
+
+
+def _run_bindings(args: argparse.Namespace) -> None:
+    rows = bindings_view(_home())
+    print(json.dumps(rows, ensure_ascii=False, indent=2) if args.json else render_bindings(rows))
+
+
 SUBCOMMANDS: dict[str, tuple[str, Any, Any]] = {
     "search": ("search a project's history", _setup_search, _run_search),
+    "bindings": ("list every chat group → project link", _setup_bindings, _run_bindings),
 }
 
 
@@ -71,12 +117,6 @@ def _projects_provider(home: Path) -> dict[str, list[str]]:
     return {pid: info["session_ids"] for pid, info in project_sessions(home).items()}
 
 
-def _project_names(home: Path) -> dict[str, str]:
-    from .status import project_sessions
-
-    return {pid: info["name"] for pid, info in project_sessions(home).items()}
-
-
 def _register_optional() -> None:
     """Subcommands whose modules carry heavier imports register lazily."""
     try:
@@ -85,16 +125,18 @@ def _register_optional() -> None:
         emb_cli = None
     if emb_cli is not None:
         for name, help_text in (("index", "build or update the embedding index"),
-                                ("status", "per-project index and consent status"),
                                 ("consent", "show, grant or revoke consent for a remote embedding provider")):
             setup = getattr(emb_cli, f"setup_{name}", None)
             run = getattr(emb_cli, f"run_{name}", None)
             if setup and run:
                 if name == "index":
                     run = functools.partial(run, projects_provider=_projects_provider)
-                elif name == "status":
-                    run = functools.partial(run, projects_provider=_projects_provider, project_names=_project_names)
                 SUBCOMMANDS[name] = (help_text, setup, run)
+    from . import status
+
+    # The same object GET /status returns; it says itself when semantic search is missing.
+    SUBCOMMANDS["status"] = ("per-project messages, index and consent status", status.setup_status,
+                             status.run_status)
     from . import demo
 
     SUBCOMMANDS["demo"] = ("index and search this profile (or a demo history) with the local model",

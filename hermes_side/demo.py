@@ -64,13 +64,12 @@ def setup_demo(p: argparse.ArgumentParser) -> None:
 
 
 def run_demo(args: argparse.Namespace) -> None:
-    from hermes_constants import get_hermes_home
-
     from .cli import SUBCOMMANDS, render_search
+    from .profile import current_profile
     from .request import parse_search_args
     from .search import engine_for
 
-    home = Path(get_hermes_home())
+    home = current_profile().home
     seeded = not (home / "state.db").exists()
     if seeded:
         home.mkdir(parents=True, exist_ok=True)

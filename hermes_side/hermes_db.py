@@ -11,10 +11,22 @@ import json
 import sqlite3
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 
 class NoDatabase(Exception):
     """Hermes' session database does not exist in this profile (yet)."""
+
+
+class Unavailable(Exception):
+    """A database exists but cannot be read (locked, corrupt, unreadable). Never "empty": an
+    unreadable projects.db read as "no projects" would widen every scope (fail closed)."""
+
+    code = "unavailable"
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail  # for operators and logs only: may name a server path
 
 
 def state_db_path(home: Path) -> Path:
@@ -25,11 +37,16 @@ def projects_db_path(home: Path) -> Path:
     return Path(home) / "projects.db"
 
 
+def ro_uri(path: Path) -> str:
+    """A ``mode=ro`` URI for ``path``. The path is percent-encoded: a home containing ``?``, ``#``
+    or ``%`` would otherwise end the path early and open a different file, without ``mode=ro``."""
+    return f"file:{quote(Path(path).absolute().as_posix(), safe='/:')}?mode=ro"
+
+
 def connect_ro(path: Path, *, timeout: float = 5.0) -> sqlite3.Connection:
     if not Path(path).exists():
         raise NoDatabase(str(path))
-    conn = sqlite3.connect(f"file:{Path(path).as_posix()}?mode=ro", uri=True, timeout=timeout,
-                           check_same_thread=False)
+    conn = sqlite3.connect(ro_uri(path), uri=True, timeout=timeout, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     return conn
 
@@ -45,8 +62,22 @@ def load_session_rows(conn: sqlite3.Connection) -> dict[str, dict[str, Any]]:
     return {r["id"]: dict(r) for r in conn.execute(f"SELECT {cols} FROM sessions")}
 
 
+def session_chain(conn: sqlite3.Connection, session_id: str, limit: int = 64) -> dict[str, dict[str, Any]]:
+    """The row of ``session_id`` and of each parent above it (any kind of link), at most ``limit``."""
+    cols = ", ".join(SESSION_COLUMNS)
+    rows: dict[str, dict[str, Any]] = {}
+    sid: str | None = session_id
+    while sid and sid not in rows and len(rows) < limit:
+        row = conn.execute(f"SELECT {cols} FROM sessions WHERE id = ?", (sid,)).fetchone()
+        if row is None:
+            break
+        rows[sid] = dict(row)
+        sid = row["parent_session_id"]
+    return rows
+
+
 def sessions_fingerprint(conn: sqlite3.Connection) -> str:
-    """A digest of every column attribution depends on, built in one C-level scan.
+    """A digest of every column attribution and the chat rule depend on, built in one C-level scan.
 
     Cheap next to re-attributing (no Python per row), and exact: any new session, move, archive
     flag or re-parenting changes it, whoever wrote it.
@@ -54,7 +85,8 @@ def sessions_fingerprint(conn: sqlite3.Connection) -> str:
     row = conn.execute(
         "SELECT count(*), group_concat(id || '|' || coalesce(cwd, '') || '|' || coalesce(git_repo_root, '')"
         " || '|' || coalesce(parent_session_id, '') || '|' || coalesce(end_reason, '') || '|'"
-        " || coalesce(archived, 0) || '|' || coalesce(source, ''), char(10)) FROM sessions"
+        " || coalesce(archived, 0) || '|' || coalesce(source, '') || '|' || coalesce(session_key, '')"
+        " || '|' || coalesce(chat_id, '') || '|' || coalesce(chat_type, ''), char(10)) FROM sessions"
     ).fetchone()
     return f"{row[0]}:" + hashlib.blake2b((row[1] or "").encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
@@ -75,27 +107,31 @@ def session_titles(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
 
 
 def load_projects(home: Path) -> list[dict[str, Any]]:
-    """All projects (archived included, flagged) as plain dicts; ``[]`` without a projects.db.
+    """All projects (archived included, flagged) as plain dicts; ``[]`` only without a projects.db.
 
     Reads through Hermes' own ``projects_db.list_projects`` on a read-only connection, because
-    ``projects_db.connect()`` would create or migrate the file.
+    ``projects_db.connect()`` would create or migrate the file. A file that exists but cannot be
+    read raises :class:`Unavailable`.
     """
     path = projects_db_path(home)
     if not path.exists():
         return []
     from hermes_cli import projects_db
 
-    conn = connect_ro(path)
     try:
-        return [p.to_dict() for p in projects_db.list_projects(conn, include_archived=True)]
-    except sqlite3.DatabaseError:
+        conn = connect_ro(path)
+        try:
+            return [p.to_dict() for p in projects_db.list_projects(conn, include_archived=True)]
+        finally:
+            conn.close()
+    except NoDatabase:  # removed between the check and the open
         return []
-    finally:
-        conn.close()
+    except (sqlite3.DatabaseError, OSError) as exc:
+        raise Unavailable("the project list cannot be read right now", f"{path}: {exc}") from None
 
 
-def projects_fingerprint(home: Path) -> tuple:
-    path = projects_db_path(home)
+def file_fingerprint(path: Path) -> tuple:
+    """(mtime, size, WAL mtime) of a SQLite file; changes whenever anyone commits to it."""
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -103,6 +139,10 @@ def projects_fingerprint(home: Path) -> tuple:
     wal = path.with_name(path.name + "-wal")
     wal_m = wal.stat().st_mtime_ns if wal.exists() else 0
     return (st.st_mtime_ns, st.st_size, wal_m)
+
+
+def projects_fingerprint(home: Path) -> tuple:
+    return file_fingerprint(projects_db_path(home))
 
 
 def find_project(projects: list[dict[str, Any]], id_or_slug: str) -> dict[str, Any] | None:

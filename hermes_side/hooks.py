@@ -1,6 +1,6 @@
-"""Hermes hooks: place a bound chat's new sessions in the chat's project.
+"""Hermes hooks: place a chat's new sessions in its project; keep ``session_search`` out of chats.
 
-The session row does not exist yet at ``on_session_start`` (hermes-facts §3), so this runs at
+The session row does not exist yet at ``on_session_start`` (hermes-facts §3), so placement runs at
 ``pre_llm_call``. It must return ``None`` — anything else is injected into the user's message.
 """
 
@@ -12,11 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .session_search_guard import on_pre_tool_call
+
 log = logging.getLogger(__name__)
 
-# Sessions already handled in this process; the hook fires on every turn.
-_seen: set[tuple[str, str]] = set()
-_seen_lock = threading.Lock()
+# Sessions placed (or found to need no placement) in this process; the hook fires on every
+# turn. A failed placement, or a chat not bound yet, is not remembered: the next turn tries again.
+_placed: set[tuple[str, str]] = set()
+_placed_lock = threading.Lock()
 
 
 def _session_key() -> str:
@@ -32,20 +35,24 @@ def on_pre_llm_call(session_id: str = "", **kwargs: Any) -> None:
     if not session_id:
         return None
     try:
-        from hermes_constants import get_hermes_home
-
         from .chat_service import place_new_session
+        from .profile import current_profile  # the one profile seam (hermes -p, gateway overrides)
 
-        home = Path(get_hermes_home())
+        home = Path(current_profile().home)
         key = (str(home), session_id)
-        with _seen_lock:
-            if key in _seen:
+        with _placed_lock:
+            if key in _placed:
                 return None
-            _seen.add(key)
-        place_new_session(home, session_id, _session_key())
-    except Exception:  # a hook must never break the user's turn
-        log.warning("project-history-recall: placing session %s failed", session_id, exc_info=True)
+        if place_new_session(home, session_id, _session_key()):
+            with _placed_lock:
+                _placed.add(key)
+    except Exception:  # a hook must never break the user's turn; the next turn retries
+        log.warning("project-history-recall: placing session %s failed; retrying next turn", session_id,
+                    exc_info=True)
     return None
 
 
-HOOKS: tuple[tuple[str, Callable[..., Any]], ...] = (("pre_llm_call", on_pre_llm_call),)
+HOOKS: tuple[tuple[str, Callable[..., Any]], ...] = (
+    ("pre_llm_call", on_pre_llm_call),
+    ("pre_tool_call", on_pre_tool_call),
+)

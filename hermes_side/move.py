@@ -19,9 +19,20 @@ from .scope import git_common_root
 
 
 class MoveError(Exception):
-    def __init__(self, message: str, code: str) -> None:
+    """``str(exc)`` is safe to show anyone; ``detail`` (a folder, an underlying error) is for the
+    operator and the logs only — a chat group never sees it."""
+
+    def __init__(self, message: str, code: str, detail: str = "") -> None:
         super().__init__(message)
         self.code = code
+        self.detail = detail
+
+
+def _projects(home: Path) -> list[dict[str, Any]]:
+    try:
+        return hermes_db.load_projects(home)
+    except hermes_db.Unavailable as exc:
+        raise MoveError(str(exc), exc.code, exc.detail) from None
 
 
 def _configured_home(home: Path) -> str:
@@ -39,7 +50,7 @@ def _configured_home(home: Path) -> str:
 def is_home_place(home: Path, folder: str) -> bool:
     """True when a session whose cwd is ``folder`` would be attributed to Home."""
     row = {"cwd": folder, "git_repo_root": None, "probed_repo_root": git_common_root(folder)}
-    return resolve_project(row, hermes_db.load_projects(home))["kind"] == "home"
+    return resolve_project(row, _projects(home))["kind"] == "home"
 
 
 def home_cwd(home: Path) -> str:
@@ -49,15 +60,15 @@ def home_cwd(home: Path) -> str:
     for folder in candidates:
         if os.path.isdir(folder) and is_home_place(home, folder):
             return folder
-    raise MoveError("no folder outside every project to use as Home: set terminal.cwd in config.yaml "
-                    "to a folder that is in no project and no git repository", "folder_missing")
+    raise MoveError("no folder outside every project to use as Home", "folder_missing",
+                    "set terminal.cwd in config.yaml to a folder that is in no project and no git repository")
 
 
 def target_for(home: Path, project_id: str) -> tuple[dict[str, Any] | None, str]:
     """(project or None for Home, the folder to move into)."""
     if not project_id:
         return None, home_cwd(home)
-    project = hermes_db.find_project(hermes_db.load_projects(home), project_id)
+    project = hermes_db.find_project(_projects(home), project_id)
     if project is None or project.get("archived"):
         raise MoveError(f"project not found: {project_id}", "unknown_project")
     folders = project.get("folders") or []
@@ -65,7 +76,7 @@ def target_for(home: Path, project_id: str) -> tuple[dict[str, Any] | None, str]
     if not folder:
         raise MoveError(f"project has no folder: {project.get('name')}", "folder_missing")
     if not os.path.isdir(folder):
-        raise MoveError(f"project folder not found: {folder}", "folder_missing")
+        raise MoveError("project folder not found", "folder_missing", folder)
     return project, folder
 
 
@@ -103,20 +114,23 @@ def git_branch(folder: str) -> str:
 
 
 def move_sessions(home: Path, session_ids: list[str], project_id: str) -> dict[str, Any]:
-    """Move the conversations containing ``session_ids``; returns the seed's result object."""
+    """Move the conversations containing ``session_ids``; returns the seed's result object.
+
+    All or nothing: every session is checked before the first write, and if a write fails the
+    sessions already written get their old cwd and git columns back (``move_failed``).
+    """
     project, folder = target_for(home, project_id)
     db = open_session_db(home)
     try:
-        moved: list[str] = []
+        before: dict[str, dict[str, Any]] = {}
         for sid in session_ids:
             if db.get_session(sid) is None:
-                raise MoveError(f"session not found: {sid}", "not_found")
+                raise MoveError("session not found", "not_found", sid)
             for member in conversation_ids(db, sid):
-                if member not in moved:
-                    moved.append(member)
+                if member not in before:
+                    before[member] = db.get_session(member) or {}
         branch, root = git_branch(folder), git_common_root(folder)
-        for member in moved:
-            write_cwd(db, member, folder, branch, root)
+        _write_all(db, list(before), before, folder, branch, root)
     finally:
         db.close()
     where = f"project {project['name']}" if project else "Home"
@@ -125,6 +139,39 @@ def move_sessions(home: Path, session_ids: list[str], project_id: str) -> dict[s
         "project": ({"kind": "explicit", "id": project["id"], "name": project["name"],
                      "slug": project.get("slug")} if project else {"kind": "home"}),
         "cwd": folder,
-        "moved_sessions": len(moved),
+        "moved_sessions": len(before),
         "message": f"Moved to {where}, cwd now {folder}",
     }
+
+
+def _write_all(db, members: list[str], before: dict[str, dict[str, Any]], folder: str, branch: str,
+               root: str) -> None:
+    written: list[str] = []
+    try:
+        for member in members:
+            write_cwd(db, member, folder, branch, root)
+            written.append(member)
+    except Exception as exc:
+        unrestored = _restore(db, written, before)
+        detail = f"{type(exc).__name__}: {exc}"
+        if unrestored:
+            detail += f"; could not restore {', '.join(unrestored)}"
+        raise MoveError("the move failed; nothing was changed" if not unrestored else "the move failed",
+                        "move_failed", detail) from exc
+
+
+def _restore(db, written: list[str], before: dict[str, dict[str, Any]]) -> list[str]:
+    """Put back what a failed move wrote. A session that had no cwd (api_server and gateway rows)
+    cannot get NULL back through ``update_session_cwd``; it keeps the new cwd, which is harmless:
+    a chat session counts in a project only while its chat is bound there (``scope.py``)."""
+    unrestored = []
+    for member in written:
+        old = before[member]
+        try:
+            if old.get("cwd"):
+                write_cwd(db, member, old["cwd"], old.get("git_branch") or "", old.get("git_repo_root") or "")
+            else:
+                unrestored.append(member)
+        except Exception:
+            unrestored.append(member)
+    return unrestored

@@ -2,8 +2,11 @@
 
 A scope is the set of sessions whose conversation resolves to the same place (explicit project,
 auto repo, or Home). Attribution runs per distinct (cwd, root) pair, not per session, and the
-whole map is rebuilt only when the sessions fingerprint or projects.db changes (new sessions,
-moves, archive flags, project edits) — not on every query.
+whole map is rebuilt only when the sessions fingerprint, projects.db or the chat bindings change
+(new sessions, moves, archive flags, project edits, /move) — not on every query.
+
+Chat sessions (``chat_scope``) are members of one scope at most: the explicit project their chat
+is bound to, and only once they were placed there. Home and auto repos never hold chat history.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import attribution, hermes_db
+from . import attribution, bindings, hermes_db
+from .chat_scope import OPERATOR, Origin, origin_of
 from .lineage import conversation_root
 
 Probe = Callable[[str], str]
@@ -38,6 +42,9 @@ class ScopeMap:
     root_of: dict[str, str]  # session id → conversation root id
     members: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # identity → session ids
     conversations: dict[str, list[str]] = field(default_factory=dict)  # root → session ids
+    origins: dict[str, Origin] = field(default_factory=dict)  # chat sessions only
+    bound: dict[str, str | None] = field(default_factory=dict)  # chat → project id (None: Home)
+    recorded: dict[str, str] = field(default_factory=dict)  # session id → chat, as the hook saw it
 
     def place(self, session_id: str) -> dict[str, Any] | None:
         return self.place_of.get(session_id)
@@ -48,10 +55,26 @@ class ScopeMap:
     def conversation(self, session_id: str) -> list[str]:
         return self.conversations.get(self.root_of.get(session_id, session_id)) or [session_id]
 
+    def origin(self, session_id: str, *, session_key: str | None = None, platform: str | None = None) -> Origin:
+        """Chat or operator session (``chat_scope.origin_of``); hints only count without a row."""
+        if session_id in self.rows:
+            return self.origins.get(session_id, OPERATOR)
+        return origin_of(session_id, self.rows, self.recorded, session_key=session_key, platform=platform)
+
+
+def _member_of(place: dict[str, Any], origin: Origin, bound: dict[str, str | None]) -> bool:
+    """An operator session is where its cwd says; a chat session only in its chat's project."""
+    if not origin.chat:
+        return True
+    return place["kind"] == "explicit" and origin.name is not None and bound.get(origin.name) == place["id"]
+
 
 def build_scope_map(rows: dict[str, dict[str, Any]], projects: list[dict[str, Any]],
-                    probe: Probe = git_common_root) -> ScopeMap:
+                    probe: Probe = git_common_root, bound: dict[str, str | None] | None = None,
+                    recorded: dict[str, str] | None = None) -> ScopeMap:
+    bound, recorded = bound or {}, recorded or {}
     index = attribution.FolderIndex(projects)
+    origins: dict[str, Origin] = {}
     memo: dict[tuple[str, str], dict[str, Any]] = {}
     place_of: dict[str, dict[str, Any]] = {}
     root_of: dict[str, str] = {}
@@ -75,9 +98,13 @@ def build_scope_map(rows: dict[str, dict[str, Any]], projects: list[dict[str, An
                 place = attribution.resolve_project(probed, index)
             memo[key] = place
         place_of[sid] = place
-        members.setdefault(attribution.identity(place), []).append(sid)
+        origin = origin_of(sid, rows, recorded)
+        if origin.chat:
+            origins[sid] = origin
+        if _member_of(place, origin, bound):
+            members.setdefault(attribution.identity(place), []).append(sid)
     return ScopeMap(rows=rows, projects=projects, place_of=place_of, root_of=root_of, members=members,
-                    conversations=conversations)
+                    conversations=conversations, origins=origins, bound=bound, recorded=recorded)
 
 
 class ScopeCache:
@@ -95,18 +122,21 @@ class ScopeCache:
         """The current map. ``PRAGMA data_version`` skips even the fingerprint scan while nobody
         has written; after any write the exact fingerprint decides whether to rebuild."""
         version = hermes_db.data_version(conn)
-        projects_key = hermes_db.projects_fingerprint(self.home)
+        files_key = (hermes_db.projects_fingerprint(self.home), bindings.fingerprint(self.home))
         with self._lock:
-            if self._map is not None and self._seen.get(id(conn)) == version and projects_key == self._key[1]:
+            if self._map is not None and self._seen.get(id(conn)) == version and files_key == self._key[1]:
                 return self._map
-        key = (hermes_db.sessions_fingerprint(conn), projects_key)
+        key = (hermes_db.sessions_fingerprint(conn), files_key)
         with self._lock:
             if self._map is not None and key == self._key:
                 self._seen[id(conn)] = version
                 return self._map
         rows = hermes_db.load_session_rows(conn)
+        # Either read raising ``Unavailable`` leaves the cache as it was: a failed read is never
+        # remembered, the next call reads again.
         projects = hermes_db.load_projects(self.home)
-        built = build_scope_map(rows, projects, self._probe)
+        bound, recorded = bindings.load_all(self.home)
+        built = build_scope_map(rows, projects, self._probe, bound, recorded)
         with self._lock:
             self._key, self._map = key, built
             self._seen = {id(conn): version}

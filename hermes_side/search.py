@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from . import hermes_db
+from .chat_scope import CHAT_UNBOUND, bound_project, refusal
 from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, ScopeMemo, keyword_search
 from .messages import message_text
+from .profile import profile_name
 from .query import ParsedQuery, QueryError, parse_query
 from .replies import with_replies
 from .request import SearchRequest
@@ -126,9 +128,9 @@ class ScopeMessageIds:
 
 
 class SearchEngine:
-    def __init__(self, home: Path, *, profile: str = "default") -> None:
+    def __init__(self, home: Path) -> None:
         self.home = Path(home)
-        self.profile = profile
+        self.profile = profile_name(self.home)
         self.scopes = ScopeCache(self.home)
         self.scope_messages = ScopeMessageIds()
         self._local = threading.local()
@@ -178,15 +180,24 @@ class SearchEngine:
     def _scope_map(self, conn: sqlite3.Connection) -> ScopeMap:
         try:
             return self.scopes.get(conn)
+        except hermes_db.Unavailable as exc:
+            log.warning("project-history-recall: %s (%s)", exc, exc.detail)
+            raise SearchError(str(exc), exc.code) from None
         except sqlite3.OperationalError:
             # Another Hermes component can create state.db before SessionDB adds its tables.
             if not hermes_db.has_sessions_table(conn):
                 raise SearchError("session database not found", "no_db") from None
             raise
 
-    def resolve_scope(self, smap: ScopeMap, *, project: str | None = None,
-                      session_id: str | None = None) -> tuple[dict[str, Any], list[str]]:
-        """(place, session ids to search); the current conversation is never searched."""
+    def resolve_scope(self, smap: ScopeMap, *, project: str | None = None, session_id: str | None = None,
+                      session_key: str | None = None, platform: str | None = None,
+                      ) -> tuple[dict[str, Any], list[str]]:
+        """(place, session ids to search); the current conversation is never searched.
+
+        The single scope path of every surface. A chat session (``chat_scope``) gets its chat's
+        bound project or a ``chat_unbound`` refusal — whatever its own cwd says. ``session_key``
+        and ``platform`` are the live turn's hints for a session whose row is not written yet.
+        """
         if project is not None:
             found = hermes_db.find_project(smap.projects, project)
             if found is None or found.get("archived"):
@@ -194,7 +205,14 @@ class SearchEngine:
             place = {"kind": "explicit", "id": found["id"], "name": found["name"]}
             exclude: set[str] = set()
         elif session_id:
-            place = smap.place(session_id) or {"kind": "home"}
+            origin = smap.origin(session_id, session_key=session_key, platform=platform)
+            if origin.chat:
+                found, reason = bound_project(origin, smap.bound, smap.projects)
+                if found is None:
+                    raise SearchError(refusal(reason), CHAT_UNBOUND)
+                place = {"kind": "explicit", "id": found["id"], "name": found["name"]}
+            else:
+                place = smap.place(session_id) or {"kind": "home"}
             exclude = set(smap.conversation(session_id))
         else:
             raise SearchError("no scope: give a project or a session", "bad_request")
@@ -207,9 +225,14 @@ class SearchEngine:
         return not row.get("archived") and row.get("source") not in ("subagent", "tool")
 
     @staticmethod
-    def has_context(smap: ScopeMap, session_id: str) -> bool:
+    def has_context(smap: ScopeMap, session_id: str, *, session_key: str | None = None,
+                    platform: str | None = None) -> bool:
+        """Whether the session has a place to search from. A chat session always has one to
+        resolve — its chat's binding — so it goes on to :meth:`resolve_scope` (bound or refused)."""
         from .attribution import effective_place
 
+        if smap.origin(session_id, session_key=session_key, platform=platform).chat:
+            return True
         row = effective_place(session_id, smap.rows)
         return bool((row.get("cwd") or "").strip() or (row.get("git_repo_root") or "").strip())
 
@@ -289,22 +312,25 @@ class SearchEngine:
         ranked, _ = self.rank(parse_query(query), mode, place, ids, SearchRequest(query=query, mode=mode))
         return ranked[:limit]
 
-    def search(self, req: SearchRequest, *, project: str | None = None,
-               session_id: str | None = None) -> dict[str, Any]:
-        """The tool's result object (seed §4.5). Raises ``SearchError`` only for caller mistakes."""
+    def search(self, req: SearchRequest, *, project: str | None = None, session_id: str | None = None,
+               session_key: str | None = None, platform: str | None = None) -> dict[str, Any]:
+        """The tool's result object (seed §4.5). Raises ``SearchError`` for caller mistakes, a
+        refused chat (``chat_unbound``) and unreadable stores (``unavailable``)."""
         with self.leased():
-            return self._search(req, project, session_id)
+            return self._search(req, project, session_id, {"session_key": session_key, "platform": platform})
 
-    def _search(self, req: SearchRequest, project: str | None, session_id: str | None) -> dict[str, Any]:
+    def _search(self, req: SearchRequest, project: str | None, session_id: str | None,
+                hints: dict[str, str | None] | None = None) -> dict[str, Any]:
+        hints = hints or {}
         try:
             pq = parse_query(req.query)
         except QueryError as exc:
             raise SearchError(str(exc), exc.code) from None
         smap = self.scope_map()
-        if project is None and session_id and not self.has_context(smap, session_id):
+        if project is None and session_id and not self.has_context(smap, session_id, **hints):
             return {"success": True, "mode": req.mode, "project": {"kind": "home"}, "results": [],
                     "message": NO_CONTEXT, "sessions_in_scope": 0}
-        place, ids = self.resolve_scope(smap, project=project, session_id=session_id)
+        place, ids = self.resolve_scope(smap, project=project, session_id=session_id, **hints)
         in_scope = len({smap.root_of.get(s, s) for s in ids}) + (1 if session_id and project is None else 0)
         base = {"success": True, "mode": req.mode, "project": public_place(place, smap.projects)}
         if not ids:
@@ -344,15 +370,17 @@ class SearchEngine:
         return out
 
 
-_engines: dict[tuple[str, str], SearchEngine] = {}
+_engines: dict[str, SearchEngine] = {}
 _engines_lock = threading.Lock()
 
 
-def engine_for(home: Path, profile: str = "default") -> SearchEngine:
-    key = (str(Path(home).resolve()), profile)
+def engine_for(home: Path, profile: str | None = None) -> SearchEngine:
+    """The engine of the profile at ``home``. Its profile label (consent records) comes from the
+    home itself (``profile.py``); ``profile`` is accepted for older callers and not used."""
+    key = str(Path(home).resolve())
     with _engines_lock:
         if key not in _engines:
-            _engines[key] = SearchEngine(Path(home), profile=profile)
+            _engines[key] = SearchEngine(Path(home))
         return _engines[key]
 
 

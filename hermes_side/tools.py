@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from .move import MoveError, move_sessions
+from .profile import current_profile
 from .request import RequestError, parse_search_args
 from .search import NO_CONTEXT, SearchError, engine_for
 
 log = logging.getLogger(__name__)
 TOOLSET = "project_history"
+ADMIN_ONLY = "only an admin can move this chat (/move in the group)"
 
 SEARCH_SCHEMA: dict[str, Any] = {
     "name": "project_history_search",
@@ -83,18 +85,11 @@ def _error(message: str, code: str) -> str:
 
 
 def _hermes_home() -> Path:
-    from hermes_constants import get_hermes_home
-
-    return Path(get_hermes_home())
+    return current_profile().home
 
 
 def _profile() -> str:
-    try:
-        from hermes_cli.profiles import get_active_profile_name
-
-        return get_active_profile_name() or "default"
-    except Exception:  # profile naming is cosmetic here; never fail a search over it
-        return "default"
+    return current_profile().name
 
 
 def _current_session(kwargs: dict[str, Any]) -> str:
@@ -109,6 +104,23 @@ def _current_session(kwargs: dict[str, Any]) -> str:
     return str(sid)
 
 
+def _turn_hints() -> dict[str, str | None]:
+    """The live turn's session key and platform (set by the gateway and the api_server)."""
+    try:
+        from gateway.session_context import get_session_env
+    except ImportError:
+        return {"session_key": None, "platform": None}
+    return {"session_key": get_session_env("HERMES_SESSION_KEY") or None,
+            "platform": get_session_env("HERMES_SESSION_PLATFORM") or None}
+
+
+def _chat_safe(engine: Any, session_id: str, hints: dict[str, str | None], result: dict[str, Any]) -> dict[str, Any]:
+    """What the agent reads in a group it may repeat there: no server folder in a chat session."""
+    if engine.scope_map().origin(session_id, **hints).chat:
+        result.get("project", {}).pop("primary_path", None)
+    return result
+
+
 def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
     try:
         req = parse_search_args(args)
@@ -117,7 +129,8 @@ def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
             return _json({"success": True, "mode": req.mode, "results": [], "message": NO_CONTEXT,
                           "sessions_in_scope": 0})
         engine = engine_for(_hermes_home(), _profile())
-        return _json(engine.search(req, session_id=session_id))
+        hints = _turn_hints()
+        return _json(_chat_safe(engine, session_id, hints, engine.search(req, session_id=session_id, **hints)))
     except (RequestError, SearchError) as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback
@@ -139,10 +152,18 @@ def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
         if not session_id:
             return _error("no current session to move", "no_session")
         home = _hermes_home()
+        engine = engine_for(home, _profile())
+        # A chat's place is its binding, which only an admin changes (/move in the group): an
+        # agent anyone in the group can talk to must not be able to walk the chat elsewhere.
+        if engine.scope_map().origin(session_id, **_turn_hints()).chat:
+            return _error(ADMIN_ONLY, "admin_only")
         result = move_sessions(home, [session_id], project_id.strip())
-        engine_for(home, _profile()).scopes.invalidate()
+        engine.scopes.invalidate()
         return _json(result)
     except MoveError as exc:
+        # Only operator sessions get here, so the folder a failure concerns may be named.
+        return _error(f"{exc}: {exc.detail}" if exc.detail else str(exc), exc.code)
+    except SearchError as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:
         log.exception("project_session_move failed")
@@ -157,7 +178,47 @@ def check_available() -> bool:
         return False
 
 
+OPEN_SCHEMA: dict[str, Any] = {
+    "name": "project_history_open",
+    "description": (
+        "Read the turns around one result of project_history_search: the messages just before "
+        "and after it in that past conversation, with roles and times. Use when a snippet is "
+        "not enough to answer. Only works for results of this project's history."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "message_id": {"type": "integer",
+                           "description": "The 'message_id' of a project_history_search result."},
+            "before": {"type": "integer", "default": 3, "description": "Turns before it (0-10, default 3)."},
+            "after": {"type": "integer", "default": 3, "description": "Turns after it (0-10, default 3)."},
+        },
+        "required": ["message_id"],
+    },
+}
+
+
+def handle_open(args: dict[str, Any], **kwargs: Any) -> str:
+    """Sealed exactly like ``handle_search``: the scope is the calling session's project."""
+    from .context import open_context, parse_context_args
+
+    try:
+        req = parse_context_args(args)
+        session_id = _current_session(kwargs)
+        if not session_id:
+            return _error(f"message not found ({NO_CONTEXT})", "not_found")
+        engine = engine_for(_hermes_home(), _profile())
+        hints = _turn_hints()
+        return _json(_chat_safe(engine, session_id, hints, open_context(engine, req, session_id=session_id, **hints)))
+    except (RequestError, SearchError) as exc:
+        return _error(str(exc), exc.code)
+    except Exception as exc:  # the agent must get an answer, not a traceback
+        log.exception("project_history_open failed")
+        return _error(f"open failed: {type(exc).__name__}", "internal")
+
+
 TOOLS = (
     (SEARCH_SCHEMA, handle_search, "🔎"),
     (MOVE_SCHEMA, handle_move, "📁"),
+    (OPEN_SCHEMA, handle_open, "📖"),
 )

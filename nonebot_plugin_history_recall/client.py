@@ -2,8 +2,10 @@
 
 One ``httpx.AsyncClient`` per call, made by ``_make_client`` so tests can hand in an
 ``httpx.MockTransport``. Nothing here raises into a handler: every call returns an ``ApiResult``
-that carries either the JSON answer or one short sentence for the chat window, and the detail
-goes to the log. The API key and the user's query never reach the log above DEBUG.
+that carries either the JSON answer or one short sentence for the chat window — always one of
+ours, chosen by the API's error code, never the server's own text (it may name a server path) —
+and the detail goes to the operator's log. The API key and the user's query never reach the log
+above DEBUG; the endpoint URL is logged, never shown to a group.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ MSG_NOT_FOUND = "⚠️ 历史检索服务的地址不对（404）。(recall API
 MSG_UNBOUND = "📭 这个群还没有关联项目，管理员可以用 /move <项目> 关联。(this group is not linked to a project yet)"
 MSG_QUERY_TOO_LONG = "⚠️ 问题太长了，精简一下再试。(query too long)"
 MSG_SERVER_ERROR = "⚠️ 历史检索服务出错了，请稍后再试。(recall service error)"
+MSG_UNKNOWN_PROJECT = "⚠️ 没有这个项目，请检查项目名或 slug。(no such project)"
+MSG_FOLDER_MISSING = "⚠️ 这个项目的文件夹在 Hermes 那边不见了，请联系运维。(the project's folder is missing)"
+MSG_NO_DB = "📭 这个 Hermes 还没有任何对话记录。(no conversations yet)"
+MSG_SESSION_NOT_FOUND = "⚠️ 找不到这段对话。(conversation not found)"
+MSG_BAD_REQUEST = "⚠️ 检索服务没看懂这个请求，请检查参数。(bad request)"
+MSG_REFUSED = "⚠️ 历史检索服务拒绝了这个请求。(the recall service refused the request)"
 MSG_BAD_ANSWER = "⚠️ 历史检索服务返回了看不懂的内容。(unexpected answer from the recall service)"
 
 
@@ -63,7 +71,7 @@ def _chat_path(chat: str) -> str:
 
 
 # Answers that are part of normal use, not a fault the operator has to look at.
-_EXPECTED_CODES = frozenset({"chat_unbound", "query_too_long", "unknown_project"})
+_EXPECTED_CODES = frozenset({"chat_unbound", "query_too_long", "unknown_project", "bad_request"})
 
 
 def _failure(endpoint: Endpoint, what: str, message: str, code: str, detail: str, retryable: bool) -> ApiResult:
@@ -85,22 +93,35 @@ def _error_body(response: httpx.Response) -> tuple[str, str]:
     return code, error.strip().splitlines()[0][:_ERROR_TEXT_MAX] if error.strip() else ""
 
 
+# Our own sentence per stable error code of docs/recall-api.md.
+_BY_CODE = {
+    "unauthorized": MSG_UNAUTHORIZED,
+    "unknown_profile": MSG_UNKNOWN_PROFILE,
+    "chat_unbound": MSG_UNBOUND,
+    "query_too_long": MSG_QUERY_TOO_LONG,
+    "unknown_project": MSG_UNKNOWN_PROJECT,
+    "folder_missing": MSG_FOLDER_MISSING,
+    "no_db": MSG_NO_DB,
+    "bad_request": MSG_BAD_REQUEST,
+    "unavailable": MSG_SERVER_ERROR,
+    "internal": MSG_SERVER_ERROR,
+}
+
+
 def _user_message(status: int, code: str, error: str) -> str:
+    """The group's sentence. ``error`` (the server's text) only tells a missing route from a
+    missing session; it is never shown."""
     if status == 401:
         return MSG_UNAUTHORIZED
-    if code == "unknown_profile":
-        return MSG_UNKNOWN_PROFILE
-    if code == "chat_unbound":
-        return MSG_UNBOUND
-    if code == "query_too_long":
-        return MSG_QUERY_TOO_LONG
+    if code in _BY_CODE:
+        return _BY_CODE[code]
     if status >= 500:
         return MSG_SERVER_ERROR
     if status == 404 and code in ("", "not_found") and error in ("", "Not Found"):
         return MSG_NOT_FOUND  # no such route: the URL in the config is wrong
-    if error:
-        return f"⚠️ {error}"
-    return MSG_SERVER_ERROR
+    if code == "not_found":
+        return MSG_SESSION_NOT_FOUND
+    return MSG_REFUSED
 
 
 def _interpret(endpoint: Endpoint, what: str, response: httpx.Response) -> ApiResult:
@@ -143,10 +164,20 @@ async def _call(endpoint: Endpoint, method: str, path: str, body: dict[str, Any]
     return _interpret(endpoint, what, response)
 
 
-async def search(endpoint: Endpoint, chat: str, query: str, mode: str, limit: int) -> ApiResult:
-    """Search the project bound to ``chat``; an unbound chat answers ``chat_unbound``, never globally."""
-    logger.debug(f"{LOG_PREFIX} search {chat} mode={mode} limit={limit} query={query!r}")
-    return await _call(endpoint, "POST", "/search", {"query": query, "mode": mode, "limit": limit, "chat": chat})
+async def search(
+    endpoint: Endpoint, chat: str, query: str, mode: str, limit: int, after: str = "", before: str = ""
+) -> ApiResult:
+    """Search the project bound to ``chat``; an unbound chat answers ``chat_unbound``, never globally.
+
+    ``after``/``before`` go through as typed ("7d", "2026-11-01"): the API owns date parsing and
+    answers a bad one with a sentence the chat can show.
+    """
+    logger.debug(
+        f"{LOG_PREFIX} search {chat} mode={mode} limit={limit} after={after!r} before={before!r} query={query!r}"
+    )
+    body: dict[str, Any] = {"query": query, "mode": mode, "limit": limit, "chat": chat}
+    body.update({name: value for name, value in (("after", after), ("before", before)) if value})
+    return await _call(endpoint, "POST", "/search", body)
 
 
 async def get_binding(endpoint: Endpoint, chat: str) -> ApiResult:
@@ -169,3 +200,13 @@ async def health(endpoint: Endpoint) -> ApiResult:
 
 async def status(endpoint: Endpoint) -> ApiResult:
     return await _call(endpoint, "GET", "/status")
+
+
+async def context(endpoint: Endpoint, chat: str, message_id: int, before: int, after: int) -> ApiResult:
+    """The turns around one hit, sealed server side to the chat's project (``POST /context``)."""
+    body = {"chat": chat, "message_id": message_id, "before": before, "after": after}
+    return await _call(endpoint, "POST", "/context", body)
+
+
+async def projects(endpoint: Endpoint) -> ApiResult:
+    return await _call(endpoint, "GET", "/projects")

@@ -5,6 +5,7 @@ Every field is named ``history_recall_<thing>``; the env var is the upper-cased 
 
     HISTORY_RECALL_GROUPS='{"onebotv11:123456": {"project": "hermes-dev"}}'
     HISTORY_RECALL_ADMIN_USERS='["onebotv11:10001", "telegram:7055555877"]'
+    HISTORY_RECALL_COOLDOWN=10
 
 Other modules import ``plugin_config`` and read attributes at call time, so a value patched at
 runtime (or in a test) is honoured on the next command without any cache to invalidate.
@@ -46,11 +47,18 @@ class Config(BaseModel):
 
     history_recall_admin_users: set[str] = Field(default_factory=set)
     """``{adapter}:{user_id}`` entries allowed to use ``/move`` and ``/recall-status``.
-    Empty = nobody (deny by default)."""
+    NoneBot's ``SUPERUSERS`` always count as admins too. Empty = only superusers."""
+
+    history_recall_group_admins_can_move: bool = False
+    """Opt-in: a group's owner and admins may use ``/move`` in that group (OneBot v11
+    ``sender.role``; adapters that do not report a role never match). Off = bot admins only."""
+
+    history_recall_cooldown: float = Field(default=10, ge=0)
+    """Seconds one user waits between two ``/recall`` searches. 0 = off; admins are exempt."""
 
     history_recall_forward_threshold: int = Field(default=1000, ge=0)
-    """Replies longer than this many characters go out as a merged forward on OneBot v11 groups;
-    elsewhere they are trimmed to whole results."""
+    """Replies longer than this many characters go out as a forward card where the adapter has
+    one (OneBot v11, Satori, Milky, Red, Kritor, Mirai); elsewhere they are trimmed to whole results."""
 
 
 plugin_config = get_plugin_config(Config)

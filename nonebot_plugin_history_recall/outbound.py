@@ -1,18 +1,20 @@
-"""How a result reply reaches the chat: plain text, or a merged forward on OneBot v11 groups.
+"""How a reply reaches the chat: quoting the asker, and long lists as a forward card.
 
-A long list in a group window buries the conversation, so on OneBot v11 a reply longer than
-``history_recall_forward_threshold`` goes out as one merged-forward card (one node per result),
-like nonebot-plugin-hermes does for long answers. If the forward fails, and on every other
-adapter, the reply is plain text trimmed to whole results.
+Every reply quotes the message that asked (alconna's ``Reply`` segment; adapters without quotes
+get the text alone), so in a busy group it is clear whose ``/recall`` it answers. A reply longer
+than ``history_recall_forward_threshold`` in a group goes out as one forward card through alconna's
+cross-adapter ``Reference``/``CustomNode`` (one node per block) on every adapter that has forwards
+(OneBot v11, Satori, Milky, Red, Kritor, Mirai). Where the adapter has none, or the forward fails,
+the reply is plain text trimmed to whole blocks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from nonebot import logger
+from nonebot import get_driver, logger
 from nonebot.adapters import Bot
+from nonebot_plugin_alconna.uniseg import CustomNode, FallbackStrategy, Reference, SerializeFailed, UniMessage
 
 from .client import LOG_PREFIX
 from .config import plugin_config
@@ -20,56 +22,41 @@ from .render import join_blocks, trim_blocks
 
 # Fits Discord's 2000-character limit, Telegram's 4096 and QQ's.
 PLAIN_TEXT_LIMIT = 1800
-FORWARD_ADAPTER = "onebotv11"
-FALLBACK_NICKNAME = "Bot"
-
-_nicknames: dict[str, str] = {}
+FALLBACK_NAME = "历史回忆"
 
 
-def forward_nodes(blocks: Sequence[str], name: str, uin: str) -> list[dict[str, Any]]:
-    """OneBot v11 ``send_group_forward_msg`` nodes, one per block."""
-    return [
-        {"type": "node", "data": {"name": name, "uin": uin, "content": [{"type": "text", "data": {"text": b}}]}}
-        for b in blocks
-    ]
+def forward_name() -> str:
+    """The sender name on forward nodes: the bot's configured ``NICKNAME``, else a fixed label."""
+    names = sorted(get_driver().config.nickname)
+    return names[0] if names else FALLBACK_NAME
 
 
-async def _nickname(bot: Bot) -> str:
-    """The bot's own nickname for the forward nodes, asked once per account."""
-    if bot.self_id not in _nicknames:
-        try:
-            info = await bot.call_api("get_login_info")
-            name = str(info.get("nickname") or "") if isinstance(info, dict) else ""
-        except Exception as exc:  # any adapter failure only costs the nice name
-            logger.debug(f"{LOG_PREFIX} get_login_info failed: {exc!r}")
-            name = ""
-        _nicknames[bot.self_id] = name or FALLBACK_NICKNAME
-    return _nicknames[bot.self_id]
+async def send_reply(text: str) -> None:
+    """Send ``text`` to the current event's chat, quoting the asker's message."""
+    await UniMessage.text(text).send(reply_to=True)
 
 
-async def _send_forward(bot: Bot, group_id: str, blocks: Sequence[str]) -> bool:
-    nodes = forward_nodes(blocks, await _nickname(bot), bot.self_id)
+async def _send_forward(bot: Bot, blocks: Sequence[str]) -> bool:
+    nodes = [CustomNode(uid=str(bot.self_id), name=forward_name(), content=block) for block in blocks]
     try:
-        await bot.call_api("send_group_forward_msg", group_id=int(group_id), messages=nodes)
-    except Exception as exc:  # ActionFailed, NetworkError, ...: fall back to text
-        logger.warning(f"{LOG_PREFIX} merged forward to group {group_id} failed, sending text: {exc!r}")
+        # forbid: an adapter without forwards must fail here, not flatten the card into one long text.
+        await UniMessage(Reference(nodes=nodes)).send(fallback=FallbackStrategy.forbid)
+    except SerializeFailed:
+        logger.debug(f"{LOG_PREFIX} {bot.adapter.get_name()} has no forward messages; sending trimmed text")
+        return False
+    except Exception as exc:  # ActionFailed, NetworkError, ...: the text still gets through
+        logger.warning(f"{LOG_PREFIX} forward message failed, sending text: {exc!r}")
         return False
     return True
 
 
-async def deliver(bot: Bot, adapter: str, group_id: str | None, blocks: Sequence[str]) -> str | None:
-    """Send long replies as a merged forward where possible.
-
-    Returns the text the handler should still send, or None when the forward went out.
-    """
+async def send_blocks(bot: Bot, blocks: Sequence[str], in_group: bool) -> None:
+    """Short replies as quoted text; long ones as a forward card in groups, else trimmed text."""
     text = join_blocks(blocks)
-    if len(text) <= plugin_config.history_recall_forward_threshold and len(text) <= PLAIN_TEXT_LIMIT:
-        return text
-    if (
-        adapter == FORWARD_ADAPTER
-        and group_id
-        and len(text) > plugin_config.history_recall_forward_threshold
-        and await _send_forward(bot, group_id, blocks)
-    ):
-        return None
-    return trim_blocks(blocks, PLAIN_TEXT_LIMIT)
+    threshold = plugin_config.history_recall_forward_threshold
+    if len(text) <= threshold and len(text) <= PLAIN_TEXT_LIMIT:
+        await send_reply(text)
+        return
+    if in_group and len(text) > threshold and await _send_forward(bot, blocks):
+        return
+    await send_reply(trim_blocks(blocks, PLAIN_TEXT_LIMIT))

@@ -1,8 +1,8 @@
 """Reply texts. Pure functions: anything that depends on the clock takes ``now``.
 
-Replies are meant for a chat window: one header line, then per conversation its title, when,
-a one-line snippet with the hit kept visible (the API marks hits ``>>>…<<<``; shown as 【…】)
-and the short reference to open it in Hermes.
+Replies are meant for a chat window: one header line, then per conversation its title, when and
+a one-line snippet with the hit kept visible (the API marks hits ``>>>…<<<``; shown as 【…】).
+Nothing internal reaches a group: no session or project ids, no server paths, no URLs.
 """
 
 from __future__ import annotations
@@ -25,6 +25,17 @@ PRIVATE_CHAT = "📌 /recall 只在群聊里可用：它查的是本群关联项
 BAD_MODE = "⚠️ --mode 只能是 hybrid、keyword 或 semantic。(--mode must be hybrid, keyword or semantic)"
 BAD_LIMIT = f"⚠️ --limit 要是 {LIMIT_MIN} 到 {LIMIT_MAX} 之间的数字。(--limit must be {LIMIT_MIN}-{LIMIT_MAX})"
 MOVE_IN_GROUP = "📌 /move 只在群聊里可用。(/move works in group chats)"
+BAD_DATE = (
+    "⚠️ --after / --before 要是日期（2026-11-01）或一段时间（24h、7d、2w、3m）。"
+    "(--after/--before take a date or a span like 7d)"
+)
+BAD_OPEN = "⚠️ --open 后面要跟结果编号，例如 --open 2。(--open takes a result number)"
+OPEN_GONE = (
+    "📭 这一条已经不在本群关联的项目里了（可能被移走或删除了），重新 /recall 一下吧。"
+    "(not found in this group's project)"
+)
+CONTEXT_TURNS = 2  # turns shown before and after an opened hit
+TURN_WIDTH = 300
 
 # What the header says when semantic search could not contribute (see the API's semantic_status).
 _SEMANTIC_NOTES = {
@@ -36,26 +47,37 @@ _SEMANTIC_NOTES = {
 }
 
 
-def help_text(is_admin: bool, prefix: str = "/") -> str:
-    """``/recall`` alone; admin commands are listed only for admins."""
+def help_text(is_admin: bool, prefix: str = "/", can_move: bool | None = None, cooldown: float = 0) -> str:
+    """``/recall`` alone. Admin commands are listed only to those who may use them:
+    ``/move`` to ``can_move`` (defaults to ``is_admin``), ``/recall-status`` to bot admins."""
+    can_move = is_admin if can_move is None else can_move
     lines = [
         f"📚 {prefix}recall <问题> — 在本群关联项目的历史对话里查找",
         f"  --mode {'|'.join(MODES)}  检索方式（默认 {DEFAULT_MODE}）",
         f"  --limit N  返回几段对话（{LIMIT_MIN}-{LIMIT_MAX}，默认 {DEFAULT_LIMIT}）",
-        f"例：{prefix}recall 上次数据库迁移怎么定的",
+        "  --after 7d / --before 2026-11-01  只看这之后 / 之前的消息（日期，或 24h、7d、2w、3m）",
+        f"{prefix}recall --open N — 展开本群上一次检索的第 N 条，看它前后的几轮对话",
+        f"例：{prefix}recall 上次数据库迁移怎么定的 --after 30d",
     ]
-    if is_admin:
+    if cooldown > 0 and not can_move:
+        lines.append(f"每人两次检索之间要隔 {cooldown:g} 秒。")
+    if can_move:
         lines += [
             "管理员：",
+            f"{prefix}move — 列出可以关联的项目",
             f"{prefix}move <项目> — 把本群的对话移到项目，并把本群关联到它",
             f"{prefix}move --home — 移回 Home，取消关联",
-            f"{prefix}recall-status — 检索服务与本群的状态",
         ]
+    if is_admin:
+        lines.append(f"{prefix}recall-status — 检索服务与本群的状态")
     return "\n".join(lines)
 
 
 def usage_error(prefix: str = "/") -> str:
-    return f"⚠️ 没看懂参数。用法：{prefix}recall <问题> [--mode {'|'.join(MODES)}] [--limit {LIMIT_MIN}-{LIMIT_MAX}]"
+    return (
+        f"⚠️ 没看懂参数。用法：{prefix}recall <问题> [--mode {'|'.join(MODES)}] [--limit {LIMIT_MIN}-{LIMIT_MAX}]"
+        f" [--after 7d] [--before 2026-11-01]，或 {prefix}recall --open N"
+    )
 
 
 def move_usage(prefix: str = "/") -> str:
@@ -68,7 +90,12 @@ def _shorten(text: str, width: int) -> str:
 
 def project_name(project: Mapping[str, Any] | None) -> str:
     project = project or {}
-    return str(project.get("name") or project.get("slug") or project.get("id") or "?")
+    return str(project.get("name") or project.get("slug") or "?")
+
+
+def is_home(project: Mapping[str, Any] | None) -> bool:
+    """The API names Home ``{"kind": "home"}`` (older servers: null)."""
+    return not project or project.get("kind") == "home"
 
 
 def parse_when(value: Any) -> datetime | None:
@@ -122,17 +149,16 @@ def format_snippet(snippet: str, width: int = SNIPPET_WIDTH) -> str:
 
 
 def result_block(index: int, result: Mapping[str, Any], now: datetime) -> str:
+    # The session id / link is Hermes' internal id: a group member cannot open it, so it is not shown.
     title = _shorten(" ".join(str(result.get("title") or "").split()), TITLE_WIDTH) or UNTITLED
     when = format_when(result.get("when"), now)
     lines = [f"{index}. {title}" + (f" · {when}" if when else "")]
     if snippet := format_snippet(result.get("snippet") or ""):
         lines.append(f"   {snippet}")
-    if link := str(result.get("link") or result.get("session_id") or ""):
-        lines.append(f"   🔗 {link}")
     return "\n".join(lines)
 
 
-def result_blocks(data: Mapping[str, Any], query: str, now: datetime) -> list[str]:
+def result_blocks(data: Mapping[str, Any], query: str, now: datetime, prefix: str = "/") -> list[str]:
     """Header block, then one block per result; a single friendly block when nothing matched."""
     name = project_name(data.get("project"))
     echo = _shorten(" ".join(query.split()), QUERY_ECHO_WIDTH)
@@ -144,6 +170,7 @@ def result_blocks(data: Mapping[str, Any], query: str, now: datetime) -> list[st
         text = f"🔍 在项目「{name}」里没有找到与“{echo}”相关的对话。换个说法试试，或加 --mode keyword。"
         return [text + (f"\n{note}" if note else "")]
     header = f"📚 项目「{name}」里与“{echo}”相关的 {len(results)} 段对话" + (f"\n{note}" if note else "")
+    header += f"\n（{prefix}recall --open N 展开第 N 条）"
     return [header] + [result_block(i, r, now) for i, r in enumerate(results, 1)]
 
 
@@ -171,7 +198,7 @@ def trim_blocks(blocks: Sequence[str], max_chars: int) -> str:
 def render_move(data: Mapping[str, Any]) -> str:
     moved = int(data.get("moved_sessions") or 0)
     project = data.get("project")
-    if project:
+    if not is_home(project):
         name = project_name(project)
         return (
             f"✅ 已把本群的 {moved} 段对话移到项目「{name}」，之后的新对话也会记在这里。"
@@ -186,8 +213,9 @@ def _binding_line(binding: Mapping[str, Any] | None, error: str) -> str:
     state = binding.get("state")
     if state == "bound":
         project = binding.get("project") or {}
-        slug = project.get("slug") or project.get("id") or ""
-        return f"本群项目：「{project_name(project)}」" + (f" ({slug})" if slug else "")
+        slug = project.get("slug") or ""
+        missing = "（项目已不存在或已归档 missing）" if project.get("missing") else ""
+        return f"本群项目：「{project_name(project)}」" + (f" ({slug})" if slug else "") + missing
     if state == "home":
         return "本群项目：Home（已取消关联 unlinked）"
     return "本群项目：未设置 (unset)"
@@ -200,8 +228,8 @@ def _index_line(status: Mapping[str, Any], binding: Mapping[str, Any] | None) ->
     if row is None:
         return f"索引：{len(projects)} 个项目 (projects)"
     return (
-        f"索引：{row.get('messages', 0)} 条消息，{row.get('chunks_indexed', 0)} 个片段已向量化，"
-        f"{row.get('sessions', 0)} 段会话"
+        f"索引：{row.get('indexed_messages', 0)}/{row.get('messages', 0)} 条消息已向量化，"
+        f"{row.get('chunks', 0)} 个片段，{row.get('sessions', 0)} 段会话 · {row.get('state', '?')}"
     )
 
 
@@ -209,19 +237,20 @@ def _semantic_line(semantic: Mapping[str, Any]) -> str:
     provider = semantic.get("provider") or "?"
     model = semantic.get("model") or "?"
     state = semantic.get("status") or "?"
-    return f"语义检索：{provider} / {model} · {state} (consent: {semantic.get('consent') or '-'})"
+    line = f"语义检索：{provider} / {model} · {state} (consent: {semantic.get('consent') or '?'})"
+    return line + ("，索引中 (indexing)" if semantic.get("indexing") else "")
 
 
 def render_status(
     label: str,
-    url: str,
     health: tuple[Mapping[str, Any] | None, str],
     status: tuple[Mapping[str, Any] | None, str],
     binding: tuple[Mapping[str, Any] | None, str] | None,
 ) -> str:
-    """Admin status. Each input is ``(data, error)`` from one API call; ``binding`` None = private chat."""
+    """Admin status, shown in the group: the route's label, never its URL (that is in the log).
+    Each input is ``(data, error)`` from one API call; ``binding`` None = private chat."""
     health_data, health_error = health
-    lines = [f"🩺 history recall · {label}", f"接入点：{url}"]
+    lines = [f"🩺 history recall · {label}"]
     if health_data is None:
         lines.append(f"连接：❌ {health_error}")
         return "\n".join(lines)
@@ -234,4 +263,59 @@ def render_status(
         return "\n".join(lines)
     lines.append(_index_line(status_data, binding_data))
     lines.append(_semantic_line(status_data.get("semantic") or {}))
+    door = status_data.get("session_search")
+    if isinstance(door, Mapping):
+        shut = door.get("blocked_in_chats") is True
+        lines.append("Hermes 自带的 session_search：" + ("群里已屏蔽 (blocked in chats)" if shut
+                                                     else "⚠️ 群里未屏蔽，它能读到所有群 (OPEN in chats)"))
     return "\n".join(lines)
+
+
+def cooldown_text(seconds: int) -> str:
+    return f"⏳ 查得有点快，请 {seconds} 秒后再试。(please wait {seconds} s)"
+
+
+def open_unavailable(count: int, prefix: str = "/") -> str:
+    """``--open N`` when N is not one of the group's last results."""
+    if count == 0:
+        return f"📭 本群还没有可以展开的检索结果，先用 {prefix}recall <问题> 查一下。(nothing to open yet)"
+    return f"⚠️ 上一次检索有 {count} 条结果，--open 要是 1 到 {count}。(--open takes 1-{count})"
+
+
+_ROLE_LABELS = {"user": "👤 用户", "assistant": "🤖 助手"}
+
+
+def context_blocks(data: Mapping[str, Any], index: int, now: datetime) -> list[str]:
+    """Header block, then one block per turn; the opened hit is marked 👉."""
+    title = _shorten(" ".join(str(data.get("title") or "").split()), TITLE_WIDTH) or UNTITLED
+    # No session link: it is Hermes' internal id, of no use to a group member.
+    blocks = [f"📖 第 {index} 条：{title} · 项目「{project_name(data.get('project'))}」"]
+    turns = [t for t in data.get("turns") or [] if isinstance(t, Mapping)]
+    for n, turn in enumerate(turns):
+        label = _ROLE_LABELS.get(str(turn.get("role")), str(turn.get("role") or "?"))
+        when = format_when(turn.get("when"), now)
+        mark = "👉 " if turn.get("hit") else ""
+        text = _shorten(str(turn.get("text") or "").strip(), TURN_WIDTH)
+        more = ""
+        if n == 0 and data.get("more_before"):
+            more = "…\n"
+        block = f"{more}{mark}{label}" + (f" · {when}" if when else "") + f"\n{text}"
+        if n == len(turns) - 1 and data.get("more_after"):
+            block += "\n…"
+        blocks.append(block)
+    return blocks
+
+
+def render_projects(data: Mapping[str, Any], binding: Mapping[str, Any] | None, prefix: str = "/") -> str:
+    """``/move`` alone: the profile's projects (name and slug, never folders), the group's marked."""
+    projects = [p for p in data.get("projects") or [] if isinstance(p, Mapping)]
+    usage = move_usage(prefix)
+    if not projects:
+        return f"📁 Hermes 里还没有项目，先在 Hermes 里建一个再来关联。(no projects yet)\n{usage}"
+    bound_id = ((binding or {}).get("project") or {}).get("id") if (binding or {}).get("state") == "bound" else None
+    lines = [f"📁 可以关联的项目（{len(projects)} 个）："]
+    for project in projects:
+        slug = project.get("slug") or ""  # never the internal id
+        current = "  ✅ 本群当前 (current)" if bound_id and project.get("id") == bound_id else ""
+        lines.append(f"• {project_name(project)}" + (f" · {slug}" if slug else "") + current)
+    return "\n".join([*lines, usage])

@@ -17,11 +17,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
-from . import history
+from ..profile import current_profile
 from .consent import ALL_PROJECTS, consent_state, read_consent, record_consent, revoke_consent
 from .indexer import IndexProgress, IndexStats, build_index
 from .settings import EmbeddingSettings, SettingsError, load_settings
-from .status import index_status
 
 ProjectsProvider = Callable[[Path], Mapping[str, Sequence[str]]]
 
@@ -32,22 +31,12 @@ EXIT_INTERRUPTED = 130
 
 
 def _home(home: Path | None) -> Path:
-    if home is not None:
-        return Path(home)
-    from hermes_constants import get_hermes_home
-
-    return Path(get_hermes_home())
+    return Path(home) if home is not None else current_profile().home
 
 
-def _profile(profile: str | None) -> str:
-    if profile:
-        return profile
-    try:
-        from hermes_cli.profiles import get_active_profile_name
-
-        return get_active_profile_name()
-    except Exception:  # older/partial installs: the default profile
-        return "default"
+def _profile(profile: str | None) -> str | None:
+    """An explicit label (tests); None lets consent use the home's own label (``profile.py``)."""
+    return profile or None
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -156,58 +145,12 @@ def _report(stats: IndexStats) -> None:
               EXIT_INTERRUPTED)
     elif stats.status == "consent_required":
         _fail(stats.detail, EXIT_CONSENT)
+    elif stats.status == "corrupt":
+        _fail(f"The embedding index is damaged: {stats.detail}.", EXIT_FAILED)
     elif stats.status == "busy":
         _fail("Another index run is in progress for this profile; try again when it finishes.", EXIT_FAILED)
     else:
         _fail(f"Indexing failed: {stats.detail}. Finished batches are saved; run again to resume.", EXIT_FAILED)
-
-
-# -- status -----------------------------------------------------------------------------------
-
-def setup_status(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
-
-
-def run_status(args: argparse.Namespace, *, projects_provider: ProjectsProvider | None = None,
-               home: Path | None = None, profile: str | None = None,
-               project_names: Callable[[Path], dict[str, str]] | None = None) -> None:
-    home = _home(home)
-    _settings(home)  # report config errors with the config exit code
-    if projects_provider is not None:
-        projects = projects_provider(home)
-    else:
-        try:
-            state = history.connect_ro(home)
-        except history.StateMissing as exc:
-            _fail(str(exc), EXIT_FAILED)
-        try:
-            projects = {ALL_PROJECTS: history.all_session_ids(state)}
-        finally:
-            state.close()
-    status = index_status(home, projects, profile=_profile(profile))
-    if getattr(args, "json", False):
-        print(json.dumps(status, indent=2, ensure_ascii=False))
-    else:
-        _print_status(status, project_names(home) if project_names else {})
-    if status.get("error"):
-        sys.exit(EXIT_FAILED)
-
-
-def _print_status(status: dict, names: dict[str, str] | None = None) -> None:
-    if status.get("error") and not status.get("fingerprint"):
-        print(f"Error: {status['error']}")
-        return
-    where = f" at {status['endpoint']}" if status.get("endpoint") else " (local, nothing leaves this machine)"
-    print(f"Model: {status['provider']} {status['model']}{where}")
-    print(f"Semantic search: {'enabled' if status['enabled'] else 'disabled'}"
-          f"{', index run in progress' if status['indexing'] else ''}")
-    if status.get("error"):
-        print(f"Error: {status['error']}")
-    for key, p in status["projects"].items():
-        name = "all sessions" if key == ALL_PROJECTS else (f"{names[key]} ({key})" if names and key in names else key)
-        print(f"  {name}: {p['indexed_messages']}/{p['messages']} messages indexed, {p['chunks']} chunks, "
-              f"{p['sessions']} sessions - {p['state']}"
-              f"{'' if p['consent'] == 'not_needed' else ', consent ' + p['consent']}")
 
 
 # -- consent ----------------------------------------------------------------------------------

@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from ..profile import profile_at, profile_name
 from .settings import EmbeddingSettings
-from .store import STORE_DIR
 
 CONSENT_FILE = "consent.json"
 SCOPE = "history+incremental"
@@ -33,7 +33,7 @@ ConsentState = Literal["not_needed", "granted", "required"]
 
 
 def consent_path(home: Path) -> Path:
-    return Path(home) / STORE_DIR / CONSENT_FILE
+    return profile_at(home).consent_file
 
 
 def read_consent(home: Path) -> dict | None:
@@ -46,12 +46,12 @@ def read_consent(home: Path) -> dict | None:
 
 
 def consent_state(
-    home: Path, settings: EmbeddingSettings, profile: str, projects_in_scope: Iterable[str]
+    home: Path, settings: EmbeddingSettings, profile: str | None, projects_in_scope: Iterable[str]
 ) -> ConsentState:
     if not settings.remote:
         return "not_needed"
     record = read_consent(home)
-    if record is None or not _same_service(record, settings, profile):
+    if record is None or not _same_service(record, settings, _label(home, profile)):
         return "required"
     granted = set(record.get("projects") or [])
     if ALL_PROJECTS in granted:
@@ -61,6 +61,12 @@ def consent_state(
     if not wanted or ALL_PROJECTS in wanted or not wanted <= granted:
         return "required"
     return "granted"
+
+
+def _label(home: Path, profile: str | None) -> str:
+    """The profile a record belongs to: the home's own name (``profile.py``), the same for the
+    tool, the CLI and the API. A consent.json copied into another profile does not carry over."""
+    return profile or profile_name(home)
 
 
 def _same_service(record: dict, settings: EmbeddingSettings, profile: str) -> bool:
@@ -73,12 +79,13 @@ def _same_service(record: dict, settings: EmbeddingSettings, profile: str) -> bo
     )
 
 
-def record_consent(home: Path, settings: EmbeddingSettings, profile: str, projects: Iterable[str]) -> dict:
+def record_consent(home: Path, settings: EmbeddingSettings, profile: str | None, projects: Iterable[str]) -> dict:
     """Store the user's confirmation. Projects add up while the service stays the same;
     a different provider, endpoint or model starts a fresh record."""
     if not settings.remote:
         raise ValueError("the local provider sends nothing off this machine and needs no consent")
     wanted = sorted(set(projects)) or [ALL_PROJECTS]
+    profile = _label(home, profile)
     previous = read_consent(home)
     if previous and _same_service(previous, settings, profile):
         wanted = sorted(set(previous.get("projects") or []) | set(wanted))

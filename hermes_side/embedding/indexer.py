@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -94,7 +95,7 @@ def build_index(
     *,
     session_ids: Sequence[str] | None = None,
     projects: Iterable[str] = (),
-    profile: str = "default",
+    profile: str | None = None,
     progress: Callable[[IndexProgress], None] | None = None,
     stop_event: threading.Event | None = None,
     embedder: Embedder | None = None,
@@ -125,6 +126,13 @@ def build_index(
         stats.status, stats.detail = "busy", str(exc)
     except (ProviderError, history.StateMissing, store.DimensionMismatch) as exc:
         stats.status, stats.detail = "unavailable", str(exc)
+    except store.StoreCorrupt as exc:
+        stats.status, stats.detail = "corrupt", str(exc)
+    except sqlite3.DatabaseError as exc:
+        if not store.is_corruption(exc):
+            raise
+        stats.status = "corrupt"
+        stats.detail = f"{store.STORE_FILE} is damaged ({exc}); run `hermes recall index --rebuild`"
     stats.seconds = time.monotonic() - started
     return stats
 
@@ -137,8 +145,17 @@ class _Run:
         self.chunker = chunker_key(settings)
 
     def execute(self, progress, stop_event, limit, reconcile, rebuild) -> None:
+        if rebuild:  # a damaged index cannot be cleared row by row: start over beside it
+            try:
+                store.check(self.home)
+            except store.StoreCorrupt:
+                store.move_aside(self.home)
         state = history.connect_ro(self.home)
-        db = store.connect(self.home)
+        try:
+            db = store.connect(self.home)
+        except BaseException:
+            state.close()
+            raise
         try:
             if rebuild:
                 store.clear_fingerprint(db, self.fp)

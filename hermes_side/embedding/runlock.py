@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from .store import STORE_DIR
+from ..profile import profile_at
 
 try:
     import fcntl
@@ -54,7 +54,7 @@ def _unlock(fh) -> None:
 def hold_run(home: Path, fingerprint: str, session_ids: Sequence[str] | None, wait: float = 1.0) -> Iterator[None]:
     """Hold the index lock for the duration; raises :class:`RunBusy` if another run has it.
     ``wait`` rides out a concurrent status probe, which holds a shared lock for microseconds."""
-    directory = Path(home) / STORE_DIR
+    directory = profile_at(home).plugin_dir
     directory.mkdir(parents=True, exist_ok=True)
     fh = open(directory / LOCK_FILE, "a+b")  # noqa: SIM115 - held across the yield
     try:
@@ -78,7 +78,7 @@ def hold_run(home: Path, fingerprint: str, session_ids: Sequence[str] | None, wa
 
 def current_run(home: Path) -> dict | None:
     """Info of the run in progress (any process), or None."""
-    directory = Path(home) / STORE_DIR
+    directory = profile_at(home).plugin_dir
     path = directory / LOCK_FILE
     if not path.exists():
         return None

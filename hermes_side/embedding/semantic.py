@@ -45,7 +45,7 @@ def semantic_search(
     session_ids: Iterable[str],
     *,
     top_k: int = 50,
-    profile: str = "default",
+    profile: str | None = None,
     projects: Iterable[str] = (),
     catch_up: bool = True,
     settings: EmbeddingSettings | None = None,
@@ -65,7 +65,7 @@ def semantic_search(
         return SemanticHits("unavailable", [], f"semantic search failed ({exc.__class__.__name__})")
 
 
-def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str, projects: list[str],
+def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str | None, projects: list[str],
             catch_up: bool, settings: EmbeddingSettings | None) -> SemanticHits:
     settings = settings or load_settings(home)
     if not settings.enabled:

@@ -189,11 +189,24 @@ def _check_provider(settings: EmbeddingSettings, given: dict[str, Any]) -> None:
 
 
 def resolve_api_key(home: Path) -> str | None:
-    """The remote provider's key: environment first, then ``home/.env``. Never logged."""
+    """The remote provider's key: environment first, then ``home/.env``. Never logged.
+
+    The process environment speaks for the process's own profile only: the recall API serving
+    ``/p/work`` from a server launched in ``default`` must not send default's key to work's
+    provider, so for any other home only that home's ``.env`` counts."""
     key = os.environ.get(API_KEY_ENV)
-    if key:
+    if key and _is_own_profile(home):
         return key.strip()
     return read_env_file(Path(home) / ".env").get(API_KEY_ENV)
+
+
+def _is_own_profile(home: Path) -> bool:
+    from ..profile import current_profile
+
+    try:
+        return Path(home).resolve() == current_profile().home.resolve()
+    except OSError:
+        return False
 
 
 def read_env_file(path: Path) -> dict[str, str]:

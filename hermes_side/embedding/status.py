@@ -5,21 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from . import history, runlock
+from . import history, runlock, store
 from .consent import consent_state
 from .coverage import open_store_if_exists, scope_counts
 from .providers import fingerprint_for
 from .settings import EmbeddingSettings, SettingsError, load_settings
+
+ALL_PROJECTS = "*"  # consent for every project at once (consent.ALL_PROJECTS)
 
 
 def index_status(
     home: Path,
     projects: Mapping[str, Sequence[str]],
     *,
-    profile: str = "default",
+    profile: str | None = None,
     settings: EmbeddingSettings | None = None,
 ) -> dict:
-    """``{"model", "fingerprint", "provider", "enabled", "indexing", "projects": {key: {...}}}``.
+    """``{"model", "fingerprint", "provider", "enabled", "indexing", "consent", "projects": {key: {...}}}``
+    (``consent``: for every project at once).
 
     ``projects`` maps a project key to its session ids. Each project reports eligible
     ``messages``, ``indexed_messages``, ``chunks``, ``pending_sessions``, ``consent`` and
@@ -32,12 +35,17 @@ def index_status(
     fingerprint = fingerprint_for(settings)
     run = runlock.current_run(Path(home))
     out = {"provider": settings.provider, "model": settings.model, "endpoint": settings.endpoint,
-           "fingerprint": fingerprint, "enabled": settings.enabled, "indexing": bool(run), "projects": {}}
+           "fingerprint": fingerprint, "enabled": settings.enabled, "indexing": bool(run),
+           "consent": consent_state(Path(home), settings, profile, [ALL_PROJECTS]), "projects": {}}
     try:
         state = history.connect_ro(Path(home))
     except history.StateMissing as exc:
         return {**out, "error": str(exc)}
-    db = open_store_if_exists(Path(home))
+    try:
+        db = open_store_if_exists(Path(home))
+    except store.StoreCorrupt as exc:
+        state.close()
+        return {**out, "error": str(exc)}
     try:
         for key, session_ids in projects.items():
             counts = scope_counts(state, db, fingerprint, settings, list(session_ids))

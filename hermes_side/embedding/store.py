@@ -21,13 +21,18 @@ vectors take 39 MB in memory instead of 154 MB, which is what keeps an API proce
 from __future__ import annotations
 
 import json
+import logging
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-STORE_DIR = "project-history-recall"
+from ..profile import PLUGIN_KEY, profile_at
+
+log = logging.getLogger(__name__)
+STORE_DIR = PLUGIN_KEY  # the plugin's data folder in the profile home (profile.py)
 STORE_FILE = "embeddings.db"
 ALL = "*"
 
@@ -66,6 +71,19 @@ _MIGRATIONS: tuple[str, ...] = (
 )
 
 
+class StoreCorrupt(Exception):
+    """embeddings.db is damaged; ``hermes recall index --rebuild`` moves it aside and starts over."""
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """SQLite's "not a database" and "disk image is malformed" (not "locked" or "busy")."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    name = getattr(exc, "sqlite_errorname", "")
+    text = str(exc)
+    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in text or "not a database" in text
+
+
 class DimensionMismatch(ValueError):
     """A fingerprint's vectors changed size: the model behind a remote name was swapped."""
 
@@ -80,32 +98,78 @@ class ChunkRow:
 
 
 def store_path(home: Path) -> Path:
-    return Path(home) / STORE_DIR / STORE_FILE
+    return profile_at(home).embeddings_db
 
 
 def connect(home: Path) -> sqlite3.Connection:
     """Open (creating and migrating) embeddings.db. WAL lets searches read while an index
-    run writes; synchronous=NORMAL keeps every commit atomic, which is all resuming needs."""
+    run writes; synchronous=NORMAL keeps every commit atomic, which is all resuming needs.
+    A damaged file raises :class:`StoreCorrupt`."""
     path = store_path(home)
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-    _ensure_wal(conn)
-    conn.execute("PRAGMA synchronous=NORMAL")
-    _migrate(conn)
+    try:
+        _ensure_wal(conn)
+        conn.execute("PRAGMA synchronous=NORMAL")
+        _migrate(conn)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        if is_corruption(exc):
+            raise StoreCorrupt(f"{path.name} is damaged ({exc}); run `hermes recall index --rebuild`") from None
+        raise
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+def check(home: Path) -> None:
+    """Raise :class:`StoreCorrupt` unless embeddings.db (if any) passes SQLite's quick check."""
+    if not store_path(home).exists():
+        return
+    conn = connect(home)
+    try:
+        result = conn.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        if not is_corruption(exc):
+            raise
+        result = str(exc)
+    finally:
+        conn.close()
+    if result != "ok":
+        raise StoreCorrupt(f"{STORE_FILE} is damaged ({result}); run `hermes recall index --rebuild`")
+
+
+def move_aside(home: Path) -> Path:
+    """Rename a damaged embeddings.db (and its -wal/-shm) out of the way; returns the new name.
+    Kept, not deleted: an operator may want to look at it."""
+    path = store_path(home)
+    aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+    for suffix in ("-wal", "-shm", ""):
+        src = path.with_name(path.name + suffix)
+        if src.exists():
+            os.replace(src, aside.with_name(aside.name + suffix))
+    log.warning("moved the damaged embedding index aside to %s", aside.name)
+    return aside
 
 
 def _ensure_wal(conn: sqlite3.Connection, timeout: float = 30.0) -> None:
     """Switch to WAL once. The switch needs an exclusive lock and SQLite does not apply the busy
-    timeout to it, so a second opener while the first creates the file retries here."""
+    timeout to it, so a second opener while the first creates the file retries here — until
+    ``timeout``. When SQLite answers with another mode instead (no shared memory on this file
+    system, an in-memory database), keep that mode: it works, readers just wait for writers."""
     deadline = time.monotonic() + timeout
     while conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0].lower()
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+            continue
+        if mode != "wal":
+            log.warning("SQLite keeps journal_mode=%s for the embedding index (WAL refused)", mode)
+            return
 
 
 def _migrate(conn: sqlite3.Connection) -> None:

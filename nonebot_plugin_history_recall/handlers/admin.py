@@ -1,9 +1,10 @@
-"""Admin commands: ``/move <project>``, ``/move --home`` and ``/recall-status``.
+"""Admin commands: ``/move`` (list projects), ``/move <project>``, ``/move --home``, ``/recall-status``.
 
-Like nonebot-plugin-hermes' ``/hermes-status``: only ``{adapter}:{user_id}`` entries of
-``history_recall_admin_users`` get an answer. Everyone else gets silence (logged at DEBUG), so
-the commands do not reveal that they exist; ``block=True`` still keeps the text away from chat
-handlers with a lower priority.
+Like nonebot-plugin-hermes' ``/hermes-status``: only admins get an answer — ``{adapter}:{user_id}``
+entries of ``history_recall_admin_users`` and NoneBot's ``SUPERUSERS``; with the opt-in
+``history_recall_group_admins_can_move`` also a group's owner and admins, for ``/move`` in that
+group. Everyone else gets silence (logged at DEBUG), so the commands do not reveal that they exist;
+``block=True`` still keeps the text away from chat handlers with a lower priority.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from nonebot_plugin_alconna import Alconna, Args, Arparma, CommandMeta, Option, 
 from .. import client
 from ..bindings import forget_pending
 from ..client import LOG_PREFIX, ApiResult
-from ..render import MOVE_IN_GROUP, move_usage, render_move, render_status
+from ..outbound import send_reply
+from ..render import MOVE_IN_GROUP, move_usage, render_move, render_projects, render_status
 from ..routing import resolve_endpoint
 from .common import COMMAND_PRIORITY, ChatContext, chat_context, command_prefix
 
@@ -44,34 +46,49 @@ status_cmd = on_alconna(
 )
 
 
-def _admin(ctx: ChatContext, command: str) -> bool:
-    if not ctx.is_admin:
+def _allowed(allowed: bool, ctx: ChatContext, command: str) -> bool:
+    if not allowed:
         logger.debug(f"{LOG_PREFIX} {command} silent skip for non-admin {ctx.who}")
-    return ctx.is_admin
+    return allowed
+
+
+async def _list_projects(ctx: ChatContext, chat: str) -> str:
+    endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
+    projects, binding = await asyncio.gather(client.projects(endpoint), client.get_binding(endpoint, chat))
+    if not projects.ok:
+        return projects.error
+    return render_projects(projects.data or {}, binding.data, command_prefix())
 
 
 @move_cmd.handle()
 async def handle_move(bot: Bot, event: Event, arp: Arparma) -> None:
-    ctx = chat_context(bot, event)
-    if not _admin(ctx, "/move"):
-        return
+    ctx = await chat_context(bot, event)
+    if not _allowed(ctx.can_move, ctx, "/move"):
+        await move_cmd.finish()
     if ctx.chat is None:
-        await move_cmd.finish(MOVE_IN_GROUP)
+        await send_reply(MOVE_IN_GROUP)
+        await move_cmd.finish()
     project = str(arp.all_matched_args.get("project") or "").strip()
     home = arp.find("home")
+    if arp.matched and not home and not project:  # /move alone: what can this group be linked to?
+        await send_reply(await _list_projects(ctx, ctx.chat))
+        await move_cmd.finish()
     if not arp.matched or home == bool(project):  # exactly one of <project> and --home
-        await move_cmd.finish(move_usage(command_prefix()))
+        await send_reply(move_usage(command_prefix()))
+        await move_cmd.finish()
 
     endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
     result = await client.move_chat(endpoint, ctx.chat, "" if home else project)
     if not result.ok:
-        await move_cmd.finish(result.error)
+        await send_reply(result.error)
+        await move_cmd.finish()
     forget_pending(ctx.chat)  # the admin's choice is on the server now; the config's is moot
     data = result.data or {}
     logger.info(
         f"{LOG_PREFIX} {ctx.who} moved {ctx.chat} to {project or 'Home'}: {data.get('moved_sessions', 0)} conversations"
     )
-    await move_cmd.finish(render_move(data))
+    await send_reply(render_move(data))
+    await move_cmd.finish()
 
 
 def _pair(result: ApiResult) -> tuple[dict | None, str]:
@@ -80,18 +97,19 @@ def _pair(result: ApiResult) -> tuple[dict | None, str]:
 
 @status_cmd.handle()
 async def handle_status(bot: Bot, event: Event) -> None:
-    ctx = chat_context(bot, event)
-    if not _admin(ctx, "/recall-status"):
-        return
+    ctx = await chat_context(bot, event)
+    if not _allowed(ctx.is_admin, ctx, "/recall-status"):
+        await status_cmd.finish()
     endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
     health, status = await asyncio.gather(client.health(endpoint), client.status(endpoint))
     binding = await client.get_binding(endpoint, ctx.chat) if ctx.chat and health.ok else None
-    await status_cmd.finish(
+    logger.info(f"{LOG_PREFIX} /recall-status by {ctx.who} via {endpoint.label} ({endpoint.url})")
+    await send_reply(
         render_status(
             endpoint.label,
-            endpoint.url,
             _pair(health),
             _pair(status),
             _pair(binding) if binding else None,
         )
     )
+    await status_cmd.finish()

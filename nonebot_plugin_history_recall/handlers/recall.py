@@ -1,7 +1,9 @@
-"""``/recall <query> [--mode hybrid|keyword|semantic] [--limit N]`` — for everyone in a group.
+"""``/recall <query> [--mode …] [--limit N] [--after …] [--before …]`` and ``/recall --open N``.
 
-The search is always scoped by the group's chat key; the API answers ``chat_unbound`` for a group
-without a project, and that answer is passed on as is: there is no global fallback.
+For everyone in a group. The search is always scoped by the group's chat key; the API answers
+``chat_unbound`` for a group without a project, and that answer is passed on as is: there is no
+global fallback. ``--open N`` shows the turns around result N of the group's last search, read
+through the API's ``/context``, which checks the message lies in the group's project again.
 """
 
 from __future__ import annotations
@@ -14,33 +16,44 @@ from nonebot import logger
 from nonebot.adapters import Bot, Event
 from nonebot_plugin_alconna import Alconna, Args, Arparma, CommandMeta, MultiVar, Option, on_alconna
 
-from .. import client
+from .. import client, cooldown, last_results
 from ..bindings import ensure_initial_binding
 from ..client import LOG_PREFIX
-from ..outbound import deliver
+from ..config import plugin_config
+from ..outbound import send_blocks, send_reply
 from ..render import (
+    BAD_DATE,
     BAD_LIMIT,
     BAD_MODE,
+    BAD_OPEN,
+    CONTEXT_TURNS,
     DEFAULT_LIMIT,
     DEFAULT_MODE,
     LIMIT_MAX,
     LIMIT_MIN,
     MODES,
+    OPEN_GONE,
     PRIVATE_CHAT,
+    context_blocks,
+    cooldown_text,
     help_text,
+    open_unavailable,
     result_blocks,
     usage_error,
 )
 from ..routing import resolve_endpoint
-from .common import COMMAND_PRIORITY, chat_context, command_prefix
+from .common import COMMAND_PRIORITY, ChatContext, chat_context, command_prefix
 
 recall_cmd = on_alconna(
     Alconna(
         "recall",
         Args["query?", MultiVar(str, "*")],
-        # Values are taken as text and checked below, so a typo gets a precise answer.
+        # Values are taken as text and checked below (dates by the API), so a typo gets a precise answer.
         Option("--mode|-m", Args["mode", str]),
         Option("--limit|-n", Args["limit", str]),
+        Option("--after", Args["after", str]),
+        Option("--before", Args["before", str]),
+        Option("--open|-o", Args["open", str]),
         meta=CommandMeta(description="search this group's project history"),
     ),
     use_cmd_start=True,
@@ -56,18 +69,35 @@ class RecallRequest:
     query: str
     mode: str
     limit: int
+    after: str = ""
+    before: str = ""
 
 
-def parse_request(arp: Arparma, is_admin: bool, prefix: str) -> RecallRequest | str:
+@dataclass(frozen=True)
+class OpenRequest:
+    index: int
+    """1-based number of the result in the group's last list."""
+
+
+def _help(ctx: ChatContext, prefix: str) -> str:
+    return help_text(ctx.is_admin, prefix, can_move=ctx.can_move, cooldown=plugin_config.history_recall_cooldown)
+
+
+def parse_request(arp: Arparma, ctx: ChatContext, prefix: str) -> RecallRequest | OpenRequest | str:
     """The validated request, or the text to answer instead (help or a usage error)."""
     if not arp.matched:
         if isinstance(arp.error_info, SpecialOptionTriggered):
-            return help_text(is_admin, prefix)
+            return _help(ctx, prefix)
         return usage_error(prefix)
     args = arp.all_matched_args
     query = " ".join(str(part) for part in args.get("query") or ()).strip()
+    if "open" in args:
+        raw = str(args["open"]).strip()
+        if query or not raw.isdigit():
+            return BAD_OPEN
+        return OpenRequest(int(raw))
     if not query:
-        return help_text(is_admin, prefix)
+        return _help(ctx, prefix)
     mode = str(args.get("mode", DEFAULT_MODE)).lower()
     if mode not in MODES:
         return BAD_MODE
@@ -77,29 +107,72 @@ def parse_request(arp: Arparma, is_admin: bool, prefix: str) -> RecallRequest | 
         return BAD_LIMIT
     if not LIMIT_MIN <= limit <= LIMIT_MAX:
         return BAD_LIMIT
-    return RecallRequest(query, mode, limit)
+    return RecallRequest(query, mode, limit, str(args.get("after", "")).strip(), str(args.get("before", "")).strip())
+
+
+async def _search(bot: Bot, ctx: ChatContext, chat: str, request: RecallRequest, prefix: str) -> None:
+    if not ctx.can_move:  # admins are exempt from the cooldown
+        wait = cooldown.check(ctx.who)
+        if wait == 0:
+            logger.debug(f"{LOG_PREFIX} /recall cooldown: silent for {ctx.who}, already told")
+            return
+        if wait is not None:
+            await send_reply(cooldown_text(wait))
+            return
+        cooldown.start(ctx.who)
+
+    endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
+    result = await ensure_initial_binding(chat, endpoint)
+    if result is None:
+        result = await client.search(
+            endpoint, chat, request.query, request.mode, request.limit, request.after, request.before
+        )
+    if not result.ok:
+        # The server's own sentence is never shown; a refused request with dates is about the dates.
+        dated = result.code == "bad_request" and (request.after or request.before)
+        await send_reply(BAD_DATE if dated else result.error)
+        return
+
+    data = result.data or {}
+    results = [r for r in data.get("results") or [] if isinstance(r, dict)]
+    last_results.remember(chat, results)
+    logger.info(
+        f"{LOG_PREFIX} /recall in {chat}: {len(results)} results "
+        f"(mode {request.mode}, semantic {data.get('semantic_status', '-')})"
+    )
+    await send_blocks(bot, result_blocks(data, request.query, datetime.now(), prefix), in_group=True)
+
+
+async def _open(bot: Bot, ctx: ChatContext, chat: str, request: OpenRequest, prefix: str) -> None:
+    hits = last_results.recall_hits(chat)
+    if not 1 <= request.index <= len(hits):
+        await send_reply(open_unavailable(len(hits), prefix))
+        return
+    hit = hits[request.index - 1]
+    endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
+    result = await client.context(endpoint, chat, hit.message_id, CONTEXT_TURNS, CONTEXT_TURNS)
+    if not result.ok:
+        # not_found is the API's answer for a message outside the group's project (or gone);
+        # MSG_NOT_FOUND means the route itself is missing (an older server), which is not the same.
+        gone = result.code == "not_found" and result.error != client.MSG_NOT_FOUND
+        await send_reply(OPEN_GONE if gone else result.error)
+        return
+    logger.info(f"{LOG_PREFIX} /recall --open {request.index} in {chat}")
+    await send_blocks(bot, context_blocks(result.data or {}, request.index, datetime.now()), in_group=True)
 
 
 @recall_cmd.handle()
 async def handle_recall(bot: Bot, event: Event, arp: Arparma) -> None:
-    ctx = chat_context(bot, event)
+    ctx = await chat_context(bot, event)
     if ctx.chat is None:
-        await recall_cmd.finish(PRIVATE_CHAT)
-    request = parse_request(arp, ctx.is_admin, command_prefix())
+        await send_reply(PRIVATE_CHAT)
+        await recall_cmd.finish()
+    prefix = command_prefix()
+    request = parse_request(arp, ctx, prefix)
     if isinstance(request, str):
-        await recall_cmd.finish(request)
-
-    endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
-    result = await ensure_initial_binding(ctx.chat, endpoint)
-    if result is None:
-        result = await client.search(endpoint, ctx.chat, request.query, request.mode, request.limit)
-    if not result.ok:
-        await recall_cmd.finish(result.error)
-
-    data = result.data or {}
-    logger.info(
-        f"{LOG_PREFIX} /recall in {ctx.chat}: {len(data.get('results') or [])} results "
-        f"(mode {request.mode}, semantic {data.get('semantic_status', '-')})"
-    )
-    blocks = result_blocks(data, request.query, datetime.now())
-    await recall_cmd.finish(await deliver(bot, ctx.adapter, ctx.group_id, blocks))
+        await send_reply(request)
+    elif isinstance(request, OpenRequest):
+        await _open(bot, ctx, ctx.chat, request, prefix)
+    else:
+        await _search(bot, ctx, ctx.chat, request, prefix)
+    await recall_cmd.finish()

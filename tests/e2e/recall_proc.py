@@ -14,8 +14,9 @@ from tests.e2e.nonebot_proc import REPO_ROOT, free_port, stop_process
 
 
 class RecallServer:
-    def __init__(self, home: Path, key: str, log_path: Path) -> None:
+    def __init__(self, home: Path, key: str, log_path: Path, extra_args: tuple[str, ...] = ()) -> None:
         self.home, self.key, self.log_path = Path(home), key, Path(log_path)
+        self.extra_args = tuple(extra_args)
         self.port = free_port()
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -28,7 +29,7 @@ class RecallServer:
         env = dict(os.environ, HERMES_HOME=str(self.home), RECALL_API_KEY=self.key, PYTHONUNBUFFERED="1",
                    PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])))
         with self.log_path.open("ab") as log:
-            self._proc = subprocess.Popen([str(hermes), "recall", "serve", "--port", str(self.port)],
+            self._proc = subprocess.Popen([str(hermes), "recall", "serve", "--port", str(self.port), *self.extra_args],
                                           env=env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -1,6 +1,11 @@
-"""The recall API over a real state.db: auth, profiles, chat scoping, bindings, moves, errors."""
+"""The recall API over a real state.db: keys and profiles, chat scoping, bindings, moves, errors."""
 
 from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -9,6 +14,25 @@ from hermes_side.api import create_app
 
 KEY = "k" * 24
 AUTH = {"Authorization": f"Bearer {KEY}"}
+WORK_KEY = "work-profile-key-0123456789"
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def add_profile(world, name: str, *, enabled: bool = True, key: str | None = None):
+    """A second Hermes profile next to the world's: its own state.db, config.yaml and .env."""
+    from tests.hermes.world import World
+
+    home = world.home / "profiles" / name
+    home.mkdir(parents=True)
+    other = World(home, world.work.parent / f"work-{name}")
+    (home / "config.yaml").write_text(
+        "plugins:\n  enabled: [" + ("project-history-recall" if enabled else "") + "]\n")
+    if key:
+        (home / ".env").write_text(f"RECALL_API_KEY={key}\n")
+    return other
 
 
 @pytest.fixture
@@ -27,12 +51,26 @@ def test_health_needs_no_key_but_everything_else_does(groups):
     _, client, _, _ = groups
     assert client.get("/health").json()["ok"] is True
     for method, path in [("get", "/projects"), ("post", "/search"), ("get", "/status"), ("post", "/move"),
-                         ("get", "/chats/onebotv11:1/binding")]:
+                         ("get", "/chats/onebotv11:1/binding"), ("get", "/p/default/health")]:
         response = getattr(client, method)(path)
         assert response.status_code == 401, path
         assert response.json()["code"] == "unauthorized"
     wrong = {"Authorization": "Bearer " + "x" * 24}
     assert client.get("/projects", headers=wrong).status_code == 401
+
+
+@pytest.mark.parametrize("key", ["", "   ", "short-key", "x" * 15])
+def test_create_app_refuses_an_empty_or_short_key(world, key):
+    with pytest.raises(ValueError, match="16"):
+        create_app(world.home, key)
+
+
+def test_api_docs_and_schema_are_not_served(groups):
+    _, client, _, _ = groups
+    for path in ("/docs", "/redoc", "/openapi.json", "/p/default/openapi.json"):
+        assert client.get(path).status_code in (401, 404), path
+        assert client.get(path, headers=AUTH).status_code == 404, path
+        assert "paths" not in client.get(path, headers=AUTH).text
 
 
 def test_unbound_chat_never_falls_back_to_a_global_search(groups):
@@ -61,6 +99,33 @@ def test_moving_a_chat_binds_it_and_moves_its_conversations(groups):
     assert again.status_code == 409
 
 
+def test_chat_facing_answers_carry_no_server_path(groups):
+    """What the bot may show a group: no folder of the Hermes machine in search, move or projects."""
+    world, client, _, _ = groups
+    moved = client.post("/move", headers=AUTH, json={"chat": "onebotv11:111", "project": "alpha"})
+    found = client.post("/search", headers=AUTH, json={"query": "kubernetes", "chat": "onebotv11:111"})
+    listed = client.get("/projects", headers=AUTH)
+    for response in (moved, found, listed):
+        assert response.status_code == 200
+        assert str(world.work) not in response.text and "primary_path" not in response.text, response.text
+    # The operator's own project-scoped search still names the folder.
+    by_project = client.post("/search", headers=AUTH, json={"query": "kubernetes", "project": "alpha"}).json()
+    assert by_project["project"]["primary_path"] == str(world.work / "alpha")
+
+
+def test_move_into_a_project_whose_folder_is_gone_says_so_without_the_path(groups):
+    world, client, _, _ = groups
+    gone = world.folder("gone-notes")
+    world.project("Gone", gone)
+    shutil.rmtree(gone)
+    for body in ({"chat": "onebotv11:111", "project": "gone"},
+                 {"session_id": "hermes-onebotv11+group+111+42", "project": "gone"}):
+        response = client.post("/move", headers=AUTH, json=body)
+        assert response.status_code == 409 and response.json()["code"] == "folder_missing"
+        assert str(gone) not in response.text and "/" not in response.json()["error"]
+    assert world.db.get_session("hermes-onebotv11+group+111+42")["cwd"] is None  # nothing moved
+
+
 def test_initial_binding_does_not_override_an_admin_decision(groups):
     _, client, _, beta = groups
     first = client.put("/chats/onebotv11:222/binding", headers=AUTH, json={"project": "beta", "only_if_unset": True})
@@ -70,6 +135,21 @@ def test_initial_binding_does_not_override_an_admin_decision(groups):
     assert again.json()["project"]["slug"] == "alpha"
     cleared = client.delete("/chats/onebotv11:222/binding", headers=AUTH).json()
     assert cleared["state"] == "unset"
+
+
+def _files(home: Path) -> set[str]:
+    # SQLite's -wal/-shm companions of databases that already exist are not new data.
+    return {str(p.relative_to(home)) for p in home.rglob("*") if not p.name.endswith(("-wal", "-shm"))}
+
+
+def test_no_get_creates_a_file(groups):
+    world, client, _, _ = groups
+    before = _files(world.home)
+    for path in ("/health", "/p/default/health", "/projects", "/status", "/chats/onebotv11:111/binding",
+                 "/p/default/chats/onebotv11:5/binding", "/p/default/status", "/p/nosuch/status"):
+        assert client.get(path, headers=AUTH).status_code in (200, 401), path
+    assert _files(world.home) == before
+    assert not (world.home / "project-history-recall").exists()
 
 
 @pytest.mark.parametrize("body, code", [
@@ -98,34 +178,127 @@ def test_malformed_json_and_wrong_shapes_are_4xx(groups):
     assert client.post("/move", headers=AUTH, json={"session_id": "nope", "project": "alpha"}).status_code == 404
 
 
-def test_profiles_are_selected_by_prefix_and_unknown_names_are_404(groups, tmp_path):
+# --- one key, one profile ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def profiles(groups):
+    """The launch profile (the world's home) plus: ``work`` (plugin on, own key), ``nokey`` (plugin
+    on, no key of its own) and ``off`` (own key, plugin not enabled)."""
     world, client, _, _ = groups
-    assert client.get("/p/nosuch/projects", headers=AUTH).json()["code"] == "unknown_profile"
-    assert client.get("/p/%2e%2e/projects", headers=AUTH).status_code == 404
-    assert client.get("/p/Bad..Name/projects", headers=AUTH).status_code == 404
-    work = world.home / "profiles" / "work"
-    work.mkdir(parents=True)
-    from tests.hermes.world import World
+    made = []
+    work = add_profile(world, "work", key=WORK_KEY)
+    folder = work.folder("ops")
+    work.project("Ops", folder)
+    work.session("ops only pager rotation", cwd=folder)
+    made.append(work)
+    made.append(add_profile(world, "nokey"))
+    off = add_profile(world, "off", enabled=False, key="off-profile-key-0123456789")
+    off.project("Hidden", off.folder("hidden"))
+    made.append(off)
+    yield world, client
+    for w in made:
+        w.close()
 
-    other = World(work, tmp_path / "work2")
-    folder = other.folder("ops")
-    other.project("Ops", folder)
-    other.session("ops only pager rotation", cwd=folder)
-    assert [p["name"] for p in client.get("/p/work/projects", headers=AUTH).json()["projects"]] == ["Ops"]
-    found = client.post("/p/work/search", headers=AUTH, json={"query": "pager", "project": "ops", "mode": "keyword"})
+
+def test_each_profile_opens_with_its_own_key_only(profiles, caplog):
+    caplog.set_level(logging.DEBUG)
+    world, client = profiles
+    work = bearer(WORK_KEY)
+    assert [p["name"] for p in client.get("/p/work/projects", headers=work).json()["projects"]] == ["Ops"]
+    found = client.post("/p/work/search", headers=work, json={"query": "pager", "project": "ops", "mode": "keyword"})
     assert found.json()["results"][0]["snippet"].startswith("ops only")
-    assert client.get("/p/work/health").json()["profile"] == "work"
-    other.close()
+    assert client.get("/p/work/health", headers=work).json()["profile"] == "work"
+    # The launch key does not open another profile; the work key opens nothing but work.
+    for path, headers in [("/p/work/projects", AUTH), ("/p/work/status", AUTH), ("/p/nokey/projects", AUTH),
+                          ("/projects", work), ("/p/default/projects", work), ("/p/nokey/projects", work)]:
+        response = client.get(path, headers=headers)
+        assert response.status_code == 401 and response.json()["code"] == "unauthorized", path
+    moved = client.post("/p/work/move", headers=AUTH, json={"chat": "onebotv11:9", "project": "ops"})
+    assert moved.status_code == 401
+    assert not (world.home / "profiles" / "work" / "project-history-recall").exists()  # nothing written
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "refused /p/work" in logged  # the operator learns why ...
+    assert KEY not in logged and WORK_KEY not in logged  # ... and no key
 
 
-def test_openapi_schema_is_served(groups):
+def test_a_profile_without_the_plugin_is_not_served_even_with_its_key(profiles):
+    _, client = profiles
+    response = client.get("/p/off/projects", headers=bearer("off-profile-key-0123456789"))
+    assert response.status_code == 401
+    assert "Hidden" not in response.text
+
+
+def test_profile_health_does_not_reveal_which_profiles_exist(profiles):
+    _, client = profiles
+    answers = {(r.status_code, r.text) for r in (
+        client.get(f"/p/{name}/health", headers=headers)
+        for name in ("work", "nokey", "off", "nosuch", "default")
+        for headers in ({}, bearer("x" * 24)))}
+    assert len(answers) == 1 and answers.pop()[0] == 401
+    assert client.get("/p/nosuch/health", headers=AUTH).text == client.get("/p/work/health", headers=AUTH).text
+
+
+def test_launch_key_opens_other_profiles_only_when_the_operator_shares_it(profiles):
+    world, _ = profiles
+    client = TestClient(create_app(world.home, KEY, share_key_with=["work"]))
+    assert [p["name"] for p in client.get("/p/work/projects", headers=AUTH).json()["projects"]] == ["Ops"]
+    assert client.get("/p/work/projects", headers=bearer(WORK_KEY)).status_code == 200  # its own key still works
+    assert client.get("/p/nokey/projects", headers=AUTH).status_code == 401  # not shared
+    assert client.get("/p/off/projects", headers=AUTH).status_code == 401  # shared or not: plugin is off
+
+
+def test_a_named_launch_profile_is_its_own_root_and_default_needs_its_own_key(profiles):
+    world, _ = profiles
+    client = TestClient(create_app(world.home / "profiles" / "work", WORK_KEY))
+    assert client.get("/health").json()["profile"] == "work"
+    assert client.get("/p/work/projects", headers=bearer(WORK_KEY)).status_code == 200
+    assert client.get("/p/default/projects", headers=bearer(WORK_KEY)).status_code == 401
+    (world.home / "config.yaml").write_text("plugins:\n  enabled: [project-history-recall]\n")
+    (world.home / ".env").write_text(f"RECALL_API_KEY={KEY}\n")
+    assert [p["name"] for p in client.get("/p/default/projects", headers=AUTH).json()["projects"]] == ["Alpha", "Beta"]
+
+
+def test_profile_names_that_are_not_profile_ids_are_refused(groups):
     _, client, _, _ = groups
-    paths = client.get("/openapi.json").json()["paths"]
-    assert "/search" in paths and "/p/{profile}/search" in paths
+    for path in ("/p/%2e%2e/projects", "/p/Bad..Name/projects", "/p/a%2Fb/projects"):
+        assert client.get(path, headers=AUTH).status_code in (401, 404), path
 
 
-def test_status_counts_projects(groups):
-    _, client, alpha, _ = groups
+# --- one status contract -----------------------------------------------------------------------
+
+PROJECT_KEYS = {"id", "name", "slug", "sessions", "messages", "indexed_messages", "chunks", "state"}
+SEMANTIC_KEYS = {"provider", "model", "consent", "status", "indexing"}
+
+
+def test_status_is_the_documented_contract_and_counts_the_index(groups):
+    """docs/recall-api.md: per project messages, indexed messages, chunks, state; semantic provider,
+    model, consent, status — and the numbers move when the real local model indexes."""
+    from hermes_side.embedding import build_index, load_settings
+
+    world, client, alpha, _ = groups
+    before = client.get("/status", headers=AUTH).json()
+    assert {"success", "profile", "projects", "semantic"} <= set(before) and before["profile"] == "default"
+    row = next(p for p in before["projects"] if p["id"] == alpha)
+    assert set(row) == PROJECT_KEYS
+    assert (row["sessions"], row["messages"], row["indexed_messages"], row["chunks"]) == (1, 1, 0, 0)
+    assert row["state"] == "partial" and row["slug"] == "alpha"
+    assert set(before["semantic"]) == SEMANTIC_KEYS
+    assert before["semantic"] == {"provider": "local", "model": "multilingual-e5-small", "consent": "not_needed",
+                                  "status": "partial", "indexing": False}
+
+    build_index(world.home, load_settings(world.home))
+    after = client.get("/status", headers=AUTH).json()
+    row = next(p for p in after["projects"] if p["id"] == alpha)
+    assert row["indexed_messages"] == row["messages"] == 1 and row["chunks"] >= 1 and row["state"] == "ready"
+    assert after["semantic"]["status"] == "ready"
+
+
+def test_status_says_why_semantic_search_is_unavailable_without_a_path(groups):
+    world, client, _, _ = groups
+    (world.home / "config.yaml").write_text(
+        "plugins:\n  project-history-recall:\n    embedding:\n      chunk_sise: 3\n")
     status = client.get("/status", headers=AUTH).json()
-    row = next(p for p in status["projects"] if p["id"] == alpha)
-    assert row["sessions"] == 1 and row["messages"] == 1
+    assert status["semantic"]["status"] == "unavailable" and "chunk_sise" in status["semantic"]["detail"]
+    assert str(world.home) not in json.dumps(status)
+    assert all(p["state"] == "unavailable" and p["messages"] >= 1 for p in status["projects"])

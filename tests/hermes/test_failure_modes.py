@@ -103,8 +103,14 @@ class TestNoProjectContext:
         assert out["message"] == NO_CONTEXT
         assert out["sessions_in_scope"] == 0
 
-    def test_api_server_session(self, no_context_world):
-        self.expect_no_context(search(no_context_world.cur, "kestrel"))
+    def test_api_server_session_is_a_chat_and_is_refused(self, no_context_world):
+        # Issue 8 changed this row: an api_server session is a chat session; with no chat to
+        # tell and no binding it gets the chat refusal (no search), not the seed's "no context".
+        raw = call_tool_raw("project_history_search", {"query": "kestrel", "mode": "keyword"}, no_context_world.cur)
+
+        out = json.loads(raw)
+        assert out["success"] is False and out["code"] == "chat_unbound"
+        assert "kestrel" not in raw
 
     def test_rotated_lineage_without_any_cwd(self, no_context_world):
         self.expect_no_context(search(no_context_world.tip, "kestrel"))

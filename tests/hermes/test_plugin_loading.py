@@ -59,7 +59,7 @@ class TestEntryPoint:
         entry = our_entry(loaded_plugin)
         assert entry["enabled"] is True and entry["error"] is None
         assert entry["source"] == "entrypoint" and entry["kind"] == "standalone"
-        assert entry["tools"] == 2
+        assert entry["tools"] == len(TOOL_NAMES)
 
     def test_both_tools_registered_in_the_plugin_toolset(self, loaded_plugin):
         from tools.registry import registry
@@ -120,7 +120,7 @@ class TestUserPluginDirectory:
         assert entry["enabled"] is True and entry["error"] is None
         assert entry["source"] == "user"
         assert entry["kind"] == "standalone" and entry["version"] == "0.1.0"
-        assert entry["tools"] == 2
+        assert entry["tools"] == len(TOOL_NAMES)
 
     def test_handlers_come_from_the_copied_directory(self, user_dir_plugin, world):
         from tools.registry import registry

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 PLUGIN = "project-history-recall"
-TOOL_NAMES = ("project_history_search", "project_session_move")
+TOOL_NAMES = ("project_history_search", "project_session_move", "project_history_open")
 
 
 def git(*args: str, cwd: Path) -> str:

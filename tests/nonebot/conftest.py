@@ -1,6 +1,6 @@
 """nonebug harness for the NoneBot side (``nonebot_plugin_history_recall``).
 
-Run on its own: ``cd /work/main && /work/venv/bin/pytest tests/nonebot -q``.
+Run on its own, from the repository root: ``.venv/bin/python -m pytest tests/nonebot -q``.
 
 How it works:
 - ``pytest_configure`` hands nonebug the ``nonebot.init`` kwargs: no .env file, the fastapi
@@ -13,6 +13,10 @@ How it works:
 - Every event gets a fresh ``message_id``: alconna caches parse results by message id.
 - The recall API is ``FakeRecallApi`` behind ``httpx.MockTransport``, installed by patching
   ``client._make_client``; it records every request so tests can assert what was (not) sent.
+  Its answers are the real server's: ``api.replay(name)`` serves
+  ``tests/fixtures/recall_api/<name>.json``, recorded from the real app by
+  ``tests/hermes/test_api_contract.py`` (which fails when the server drifts from them). Hand-made
+  answers are only for what a real server never says on purpose (proxies, 5xx, transport errors).
 - Plugin modules are imported inside fixtures and tests: importing them needs an initialised
   NoneBot, which only exists once the session fixtures have run.
 """
@@ -87,10 +91,12 @@ def api(monkeypatch: pytest.MonkeyPatch) -> FakeRecallApi:
 @pytest.fixture(autouse=True)
 def _fresh_plugin_state(nonebug_init: None) -> None:
     """Module-level caches must not leak between tests."""
-    from nonebot_plugin_history_recall import bindings, outbound
+    from nonebot_plugin_history_recall import bindings, cooldown, last_results
 
     bindings._pending.clear()
-    outbound._nicknames.clear()
+    cooldown.reset()
+    last_results.data_file(last_results.FILE_NAME).unlink(missing_ok=True)
+    last_results.forget_cache()
 
 
 @pytest.fixture

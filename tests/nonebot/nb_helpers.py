@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,7 +26,7 @@ TEAM_KEY = "team-a-key-0123456789abcdef"
 _message_ids = itertools.count(1)
 
 
-def group_message(text: str, user_id: int = USER_ID, group_id: int = PLAIN_GROUP):
+def group_message(text: str, user_id: int = USER_ID, group_id: int = PLAIN_GROUP, role: str = "member"):
     from nonebot.adapters.onebot.v11 import GroupMessageEvent, Message
     from nonebot.adapters.onebot.v11.event import Sender
 
@@ -41,7 +42,7 @@ def group_message(text: str, user_id: int = USER_ID, group_id: int = PLAIN_GROUP
         original_message=Message(text),
         raw_message=text,
         font=0,
-        sender=Sender(user_id=user_id, nickname="someone", role="member"),
+        sender=Sender(user_id=user_id, nickname="someone", role=role),
         to_me=False,
         group_id=group_id,
     )
@@ -74,11 +75,19 @@ class Captured:
 
     def __init__(self) -> None:
         self.texts: list[str] = []
+        self.messages: list[object] = []
 
     def __eq__(self, other: object) -> bool:
         extract = getattr(other, "extract_plain_text", None)
         self.texts.append(extract() if callable(extract) else str(other))
+        self.messages.append(other)
         return True
+
+    def quotes(self, event) -> bool:
+        """The one message sent starts with a reply segment pointing at ``event``."""
+        (message,) = self.messages
+        first = message[0] if len(message) else None
+        return first is not None and first.type == "reply" and str(first.data.get("id")) == str(event.message_id)
 
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
@@ -94,6 +103,38 @@ class Captured:
 # --- the recall API -----------------------------------------------------------------------------
 
 Responder = Callable[[httpx.Request], httpx.Response]
+
+# Answers of the real recall API, recorded by tests/hermes/test_api_contract.py.
+RECORDINGS = Path(__file__).resolve().parents[1] / "fixtures" / "recall_api"
+
+
+def recorded(name: str) -> dict[str, Any]:
+    """``{"request": {"method", "path", "body"}, "status", "body"}`` as the real server answered."""
+    return json.loads((RECORDINGS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _shape_problems(real: Any, made: Any, where: str = "$") -> list[str]:
+    if isinstance(real, dict):
+        if not isinstance(made, dict):
+            return [f"{where}: not an object"]
+        if set(real) != set(made):
+            return [f"{where}: keys {sorted(made)} != the server's {sorted(real)}"]
+        return [p for k in real for p in _shape_problems(real[k], made[k], f"{where}.{k}")]
+    if isinstance(real, list):
+        if not isinstance(made, list):
+            return [f"{where}: not a list"]
+        return [p for i, m in enumerate(made) for p in _shape_problems(real[0], m, f"{where}[{i}]")] if real else []
+    if real is None or made is None or isinstance(made, type(real)) or isinstance(real, type(made)):
+        return []
+    return [f"{where}: {type(made).__name__} != the server's {type(real).__name__}"]
+
+
+def shaped_like(name: str, made: dict[str, Any]) -> dict[str, Any]:
+    """A hand-made answer (for a test that needs its own values) checked against the shape of
+    the real server's recorded answer ``name``: same keys at every level, same value types."""
+    problems = _shape_problems(recorded(name)["body"], made)
+    assert not problems, f"hand-made answer drifted from recording {name!r}: {problems}"
+    return made
 
 
 class FakeRecallApi:
@@ -111,6 +152,19 @@ class FakeRecallApi:
             return httpx.Response(status, json=json_body)
 
         self._routes[(method, path)] = respond
+
+    def replay(self, name: str, *, prefix: str = "", path: str | None = None,
+               method: str | None = None) -> dict[str, Any]:
+        """Answer the recorded request ``name`` with the real server's recorded answer.
+
+        ``prefix`` puts it under an endpoint's ``/p/<profile>``; ``path`` and ``method`` replace
+        the recorded ones (another chat's binding; an answer every route can give, like 401).
+        Returns the recorded body for the test's asserts. A new route needs only a new exchange
+        in tests/hermes/test_api_contract.py and a re-record."""
+        rec = recorded(name)
+        self.route(method or rec["request"]["method"], prefix + (path or rec["request"]["path"]),
+                   status=rec["status"], json_body=rec["body"])
+        return rec["body"]
 
     def route_raw(self, method: str, path: str, responder: Responder) -> None:
         self._routes[(method, path)] = responder

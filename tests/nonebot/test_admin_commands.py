@@ -1,4 +1,5 @@
-"""/move and /recall-status: answers for admins, silence for everyone else."""
+"""/move and /recall-status: answers for admins (configured, SUPERUSERS, opted-in group admins),
+silence for everyone else."""
 
 from __future__ import annotations
 
@@ -15,15 +16,8 @@ from tests.nonebot.nb_helpers import (
     Captured,
     FakeRecallApi,
     group_message,
+    recorded,
 )
-
-MOVED = {
-    "success": True,
-    "project": {"id": "p_1", "slug": "hermes-dev", "name": "Hermes Dev"},
-    "moved_sessions": 4,
-    "cwd": "/srv/hermes-dev",
-    "message": "moved",
-}
 
 
 async def _reply(app: App, bot_factory, event) -> str:
@@ -32,40 +26,62 @@ async def _reply(app: App, bot_factory, event) -> str:
         bot = bot_factory(ctx)
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, reply, result={"message_id": 1})
+    assert reply.quotes(event)  # every answer quotes the admin's command
     return reply.text
 
 
+async def _silence(app: App, bot_factory, event, matcher) -> None:
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_pass_rule(matcher)  # the command was recognised; the silence is deliberate
+        # nonebug fails the test on any send or API call that was not declared here.
+
+
+PROJECTS = {
+    "success": True,
+    "projects": [
+        {"id": "p_1", "slug": "hermes-dev", "name": "Hermes Dev", "primary_path": "/srv/hermes-dev"},
+        {"id": "p_2", "slug": "website", "name": "Website", "primary_path": "/srv/website"},
+    ],
+}
+
+
 async def test_admin_move_moves_the_chat_and_reports_project_and_count(app: App, api: FakeRecallApi, bot_factory):
-    api.route("POST", "/p/team-a/move", json_body=MOVED)
-    text = await _reply(app, bot_factory, group_message("/move hermes-dev", user_id=ADMIN_ID, group_id=ROUTED_GROUP))
+    moved = api.replay("move_chat", prefix="/p/team-a")
+    text = await _reply(app, bot_factory, group_message("/move alpha", user_id=ADMIN_ID, group_id=ROUTED_GROUP))
 
     (request,) = api.requests
     assert request.headers["Authorization"] == f"Bearer {TEAM_KEY}"
-    assert json.loads(request.content) == {"chat": f"onebotv11:{ROUTED_GROUP}", "project": "hermes-dev"}
-    assert "Hermes Dev" in text and "4" in text
+    assert json.loads(request.content) == {"chat": f"onebotv11:{ROUTED_GROUP}", "project": "alpha"}
+    assert moved["project"]["name"] in text and f"{moved['moved_sessions']} 段" in text
+    assert "Home" not in text and moved["project"]["id"] not in text
 
 
 async def test_admin_move_home_sends_empty_project(app: App, api: FakeRecallApi, bot_factory):
-    api.route("POST", "/move", json_body={**MOVED, "project": None, "moved_sessions": 2})
+    api.replay("move_chat_home")
     text = await _reply(app, bot_factory, group_message("/move --home", user_id=ADMIN_ID))
 
     assert api.bodies() == [{"chat": f"onebotv11:{PLAIN_GROUP}", "project": ""}]
-    assert "Home" in text and "2" in text
+    assert "Home" in text and "「?」" not in text
 
 
-async def test_move_to_unknown_project_passes_the_server_sentence_on(app: App, api: FakeRecallApi, bot_factory):
-    api.route(
-        "POST",
-        "/move",
-        status=404,
-        json_body={"success": False, "error": "project not found: nope", "code": "unknown_project"},
-    )
+@pytest.mark.parametrize(
+    ("recording", "ours"),
+    [("move_unknown_project", "没有这个项目"), ("move_folder_missing", "文件夹"), ("unauthorized", "密钥")],
+)
+async def test_move_errors_get_our_own_sentence_never_the_servers(
+    app: App, api: FakeRecallApi, bot_factory, recording: str, ours: str
+):
+    server = recorded(recording)
+    api.route("POST", "/move", status=server["status"], json_body=server["body"])
     text = await _reply(app, bot_factory, group_message("/move nope", user_id=ADMIN_ID))
 
-    assert "project not found: nope" in text
+    assert ours in text and server["body"]["error"] not in text
+    assert "/" not in text.replace("/move", "")  # no path, no URL
 
 
-@pytest.mark.parametrize("command", ["/move", "/move x --home", "/move a b"])
+@pytest.mark.parametrize("command", ["/move x --home", "/move a b"])
 async def test_admin_move_with_wrong_arguments_gets_usage(app: App, api: FakeRecallApi, bot_factory, command: str):
     text = await _reply(app, bot_factory, group_message(command, user_id=ADMIN_ID))
 
@@ -73,53 +89,29 @@ async def test_admin_move_with_wrong_arguments_gets_usage(app: App, api: FakeRec
     assert api.requests == []
 
 
-@pytest.mark.parametrize("command", ["/move hermes-dev", "/move --home", "/move --help", "/recall-status"])
+@pytest.mark.parametrize("command", ["/move", "/move hermes-dev", "/move --home", "/move --help", "/recall-status"])
 async def test_non_admin_gets_silence_and_nothing_is_requested(app: App, api: FakeRecallApi, bot_factory, command):
     from nonebot_plugin_history_recall.handlers.admin import move_cmd, status_cmd
 
     matcher = status_cmd if command == "/recall-status" else move_cmd
-    async with app.test_matcher() as ctx:
-        bot = bot_factory(ctx)
-        ctx.receive_event(bot, group_message(command))
-        ctx.should_pass_rule(matcher)  # the command was recognised; the silence is deliberate
-        # nonebug fails the test on any send or API call that was not declared here.
-
+    await _silence(app, bot_factory, group_message(command), matcher)
     assert api.requests == []
 
 
 async def test_admin_sees_status_of_endpoint_binding_and_index(app: App, api: FakeRecallApi, bot_factory):
-    api.route("GET", "/p/team-a/health", json_body={"ok": True, "profile": "team-a", "version": "0.1.0"})
-    api.route(
-        "GET",
-        "/p/team-a/status",
-        json_body={
-            "success": True,
-            "profile": "team-a",
-            "projects": [{"id": "p_1", "name": "Hermes Dev", "messages": 1234, "chunks_indexed": 900, "sessions": 31}],
-            "semantic": {
-                "provider": "local",
-                "model": "multilingual-e5-small",
-                "consent": "not_needed",
-                "status": "ready",
-            },
-        },
-    )
-    api.route(
-        "GET",
-        f"/p/team-a/chats/onebotv11:{ROUTED_GROUP}/binding",
-        json_body={
-            "success": True,
-            "chat": f"onebotv11:{ROUTED_GROUP}",
-            "state": "bound",
-            "project": {"id": "p_1", "slug": "hermes-dev", "name": "Hermes Dev"},
-        },
-    )
+    api.replay("health", prefix="/p/team-a")
+    status = api.replay("status", prefix="/p/team-a")
+    binding = api.replay("binding_bound", prefix="/p/team-a", path=f"/chats/onebotv11:{ROUTED_GROUP}/binding")
     text = await _reply(app, bot_factory, group_message("/recall-status", user_id=ADMIN_ID, group_id=ROUTED_GROUP))
 
-    assert "team-a" in text  # profile
-    assert "Hermes Dev" in text and "hermes-dev" in text  # bound project
-    assert "1234" in text and "900" in text  # index of that project
-    assert "multilingual-e5-small" in text and "ready" in text
+    row = next(p for p in status["projects"] if p["id"] == binding["project"]["id"])
+    assert f"onebotv11:{ROUTED_GROUP}" in text  # the route's label
+    assert binding["project"]["name"] in text and binding["project"]["slug"] in text  # bound project
+    assert f"{row['indexed_messages']}/{row['messages']}" in text and f"{row['chunks']} 个片段" in text
+    assert row["chunks"] > 0 and f"consent: {status['semantic']['consent']}" in text
+    assert status["semantic"]["model"] in text and status["semantic"]["status"] in text
+    assert "recall.test" not in text and "http" not in text  # the endpoint URL stays in the log
+    assert ("群里已屏蔽" in text) is status["session_search"]["blocked_in_chats"]
 
 
 async def test_status_when_the_server_is_down_says_so(app: App, api: FakeRecallApi, bot_factory):
@@ -130,3 +122,94 @@ async def test_status_when_the_server_is_down_says_so(app: App, api: FakeRecallA
     text = await _reply(app, bot_factory, group_message("/recall-status", user_id=ADMIN_ID))
 
     assert "❌" in text and "cannot reach" in text
+
+
+async def test_move_alone_lists_the_profiles_projects_and_marks_the_groups(app: App, api: FakeRecallApi, bot_factory):
+    api.route("GET", "/p/team-a/projects", json_body=PROJECTS)
+    api.route(
+        "GET",
+        f"/p/team-a/chats/onebotv11:{ROUTED_GROUP}/binding",
+        json_body={"success": True, "chat": f"onebotv11:{ROUTED_GROUP}", "state": "bound",
+                   "project": {"id": "p_2", "slug": "website", "name": "Website"}},
+    )
+    text = await _reply(app, bot_factory, group_message("/move", user_id=ADMIN_ID, group_id=ROUTED_GROUP))
+
+    lines = text.splitlines()
+    hermes_line = next(line for line in lines if "Hermes Dev" in line)
+    website_line = next(line for line in lines if "Website" in line)
+    assert "hermes-dev" in hermes_line and "✅" not in hermes_line
+    assert "website" in website_line and "✅" in website_line  # the group's current project
+    assert "/srv" not in text  # folders on the Hermes machine are not the group's business
+    assert "用法" in text
+    assert all(r.method == "GET" for r in api.requests)  # listing moves nothing
+
+
+async def test_move_alone_with_the_server_down_says_so(app: App, api: FakeRecallApi, bot_factory):
+    import httpx
+
+    api.route("GET", "/projects", raises=httpx.ConnectError("refused"))
+    api.route("GET", f"/chats/onebotv11:{PLAIN_GROUP}/binding", raises=httpx.ConnectError("refused"))
+    text = await _reply(app, bot_factory, group_message("/move", user_id=ADMIN_ID))
+
+    assert "cannot reach" in text
+
+
+@pytest.fixture
+def superuser(monkeypatch: pytest.MonkeyPatch, nonebug_init: None) -> int:
+    import nonebot
+
+    monkeypatch.setattr(nonebot.get_driver().config, "superusers", {str(SUPERUSER_ID)})
+    return SUPERUSER_ID
+
+
+SUPERUSER_ID = 10077  # in NoneBot's SUPERUSERS only, not in HISTORY_RECALL_ADMIN_USERS
+
+
+async def test_superusers_count_as_admins(app: App, api: FakeRecallApi, bot_factory, superuser: int):
+    moved = api.replay("move_chat", path="/move")
+    text = await _reply(app, bot_factory, group_message("/move hermes-dev", user_id=superuser))
+    assert moved["project"]["name"] in text
+    assert api.bodies() == [{"chat": f"onebotv11:{PLAIN_GROUP}", "project": "hermes-dev"}]
+
+    help_text = await _reply(app, bot_factory, group_message("/recall", user_id=superuser))
+    assert "/move <项目>" in help_text and "/recall-status" in help_text
+
+
+async def test_superusers_written_with_the_adapter_prefix_count_too(
+    app: App, api: FakeRecallApi, bot_factory, monkeypatch: pytest.MonkeyPatch
+):
+    import nonebot
+
+    monkeypatch.setattr(nonebot.get_driver().config, "superusers", {f"onebot:{SUPERUSER_ID}"})
+    moved = api.replay("move_chat")
+    text = await _reply(app, bot_factory, group_message("/move hermes-dev", user_id=SUPERUSER_ID))
+    assert moved["project"]["name"] in text
+
+
+@pytest.mark.parametrize("role", ["owner", "admin"])
+async def test_group_owners_and_admins_move_only_when_opted_in(
+    app: App, api: FakeRecallApi, bot_factory, plugin_config, monkeypatch: pytest.MonkeyPatch, role: str
+):
+    from nonebot_plugin_history_recall.handlers.admin import move_cmd, status_cmd
+
+    await _silence(app, bot_factory, group_message("/move hermes-dev", role=role), move_cmd)
+    assert api.requests == []
+
+    monkeypatch.setattr(plugin_config, "history_recall_group_admins_can_move", True)
+    moved = api.replay("move_chat")
+    text = await _reply(app, bot_factory, group_message("/move hermes-dev", role=role))
+    assert moved["project"]["name"] in text and len(api.requests) == 1
+    # Moving their group is all they get: the service status stays with the bot's admins.
+    await _silence(app, bot_factory, group_message("/recall-status", role=role), status_cmd)
+    assert len(api.requests) == 1
+
+
+async def test_opt_in_does_not_make_members_admins(
+    app: App, api: FakeRecallApi, bot_factory, plugin_config, monkeypatch: pytest.MonkeyPatch
+):
+    from nonebot_plugin_history_recall.handlers.admin import move_cmd
+
+    monkeypatch.setattr(plugin_config, "history_recall_group_admins_can_move", True)
+    await _silence(app, bot_factory, group_message("/move hermes-dev", role="member"), move_cmd)
+    await _silence(app, bot_factory, group_message("/move"), move_cmd)
+    assert api.requests == []

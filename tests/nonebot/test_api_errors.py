@@ -6,7 +6,7 @@ import httpx
 import pytest
 from nonebug import App
 
-from tests.nonebot.nb_helpers import API_KEY, PLAIN_GROUP, Captured, FakeRecallApi, group_message
+from tests.nonebot.nb_helpers import API_KEY, PLAIN_GROUP, Captured, FakeRecallApi, group_message, recorded
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ async def test_timeout_gives_one_short_sentence(app: App, api: FakeRecallApi, bo
 async def test_wrong_key_gives_one_short_sentence_and_logs_no_secrets(
     app: App, api: FakeRecallApi, bot_factory, log_lines
 ):
-    api.route("POST", "/search", status=401, json_body={"success": False, "error": "bad key", "code": "unauthorized"})
+    api.replay("unauthorized", method="POST", path="/search")
     text = await _recall_reply(app, bot_factory)
 
     assert "密钥" in text and "key rejected" in text
@@ -81,28 +81,50 @@ def _endpoint():
 
 
 @pytest.mark.parametrize(
-    ("status", "body", "expected"),
+    ("recording", "expected"),
     [
-        (404, {"success": False, "error": "no such profile", "code": "unknown_profile"}, "profile"),
-        (404, {"detail": "Not Found"}, "404"),
-        (404, {"success": False, "error": "Not Found", "code": "not_found"}, "404"),  # no such route
-        (409, {"success": False, "error": "x", "code": "chat_unbound"}, "还没有关联项目"),
-        (400, {"success": False, "error": "query too long", "code": "query_too_long"}, "太长"),
-        (404, {"success": False, "error": "project not found: nope", "code": "unknown_project"}, "nope"),
-        (500, {"success": False, "error": "Traceback ...", "code": "internal"}, "出错"),
-        (200, {"success": False, "error": "session database not found", "code": "no_db"}, "session database"),
+        ("search_chat_unbound", "还没有关联项目"),
+        ("search_query_too_long", "太长"),
+        ("search_bad_request", "没看懂"),
+        ("unauthorized", "密钥"),
+        ("no_such_route", "404"),
+        ("move_unknown_project", "没有这个项目"),
+        ("move_folder_missing", "文件夹"),
     ],
 )
-async def test_error_answers_become_a_user_sentence(api: FakeRecallApi, status, body, expected):
+async def test_recorded_error_answers_become_our_own_sentence(api: FakeRecallApi, recording, expected):
+    """The real server's error answers (recorded): the group gets our sentence, never the server's."""
+    from nonebot_plugin_history_recall import client
+
+    server = recorded(recording)
+    api.route("POST", "/search", status=server["status"], json_body=server["body"])
+    result = await client.search(_endpoint(), f"onebotv11:{PLAIN_GROUP}", "q", "hybrid", 3)
+
+    assert not result.ok
+    assert expected in result.error
+    assert server["body"].get("error", "") not in result.error or not server["body"].get("error")
+    _assert_one_short_sentence(result.error)
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "expected"),
+    [
+        # Answers the server does not produce on purpose, but a proxy or an older server might.
+        (500, {"success": False, "error": "Traceback /srv/hermes/x.py", "code": "internal"}, "出错"),
+        (502, {"detail": "bad gateway"}, "出错"),
+        (200, {"success": False, "error": "project folder not found: /home/u/p", "code": "strange"}, "拒绝"),
+        (404, {"success": False, "error": "no such profile", "code": "unknown_profile"}, "profile"),
+    ],
+)
+async def test_unrecorded_error_answers_never_show_the_servers_text(api: FakeRecallApi, status, body, expected):
     from nonebot_plugin_history_recall import client
 
     api.route("POST", "/search", status=status, json_body=body)
     result = await client.search(_endpoint(), f"onebotv11:{PLAIN_GROUP}", "q", "hybrid", 3)
 
-    assert not result.ok
-    assert expected in result.error
+    assert not result.ok and expected in result.error
+    assert "/home" not in result.error and "/srv" not in result.error and "Traceback" not in result.error
     _assert_one_short_sentence(result.error)
-    assert "Traceback" not in result.error
 
 
 async def test_invalid_json_is_an_error_not_a_crash(api: FakeRecallApi):
@@ -120,7 +142,8 @@ async def test_server_errors_and_transport_errors_are_retryable_but_refusals_are
 
     api.route("GET", "/health", status=503, json_body={"detail": "starting"})
     api.route("GET", "/status", raises=httpx.ConnectError("refused"))
-    api.route("POST", "/move", status=404, json_body={"success": False, "error": "x", "code": "unknown_project"})
+    unknown = recorded("move_unknown_project")
+    api.route("POST", "/move", status=unknown["status"], json_body=unknown["body"])
 
     assert (await client.health(_endpoint())).retryable
     assert (await client.status(_endpoint())).retryable

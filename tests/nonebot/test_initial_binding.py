@@ -9,14 +9,7 @@ from nonebug import App
 from tests.nonebot.nb_helpers import API_KEY, PLAIN_GROUP, Captured, FakeRecallApi, group_message
 
 CHAT = f"onebotv11:{PLAIN_GROUP}"
-BOUND = {"success": True, "chat": CHAT, "state": "bound", "project": {"id": "p_a", "slug": "alpha", "name": "Alpha"}}
-EMPTY_SEARCH = {
-    "success": True,
-    "mode": "hybrid",
-    "project": BOUND["project"],
-    "results": [],
-    "semantic_status": "ready",
-}
+PUT_BINDING = f"/chats/{CHAT}/binding"
 
 
 @pytest.fixture
@@ -30,7 +23,7 @@ def alpha_group(monkeypatch: pytest.MonkeyPatch, plugin_config):
 async def test_startup_push_uses_only_if_unset(api: FakeRecallApi, alpha_group):
     from nonebot_plugin_history_recall import bindings
 
-    api.route("PUT", f"/chats/{CHAT}/binding", json_body=BOUND)
+    api.replay("binding_put", path=PUT_BINDING)
     await bindings.push_initial_bindings()
 
     (request,) = api.requests
@@ -48,8 +41,8 @@ async def test_push_that_cannot_reach_the_server_is_retried_on_the_first_recall(
     await bindings.push_initial_bindings()  # server down at startup: logged, not raised
     assert CHAT in bindings._pending
 
-    api.route("PUT", f"/chats/{CHAT}/binding", json_body=BOUND)  # the server is back
-    api.route("POST", "/search", json_body=EMPTY_SEARCH)
+    api.replay("binding_put", path=PUT_BINDING)  # the server is back
+    answer = api.replay("search_chat_no_results")
     event = group_message("/recall 上线")
     reply = Captured()
     async with app.test_matcher() as ctx:
@@ -63,11 +56,11 @@ async def test_push_that_cannot_reach_the_server_is_retried_on_the_first_recall(
         ("POST", "/search"),
     ]
     assert api.bodies()[1] == {"project": "alpha", "only_if_unset": True}
-    assert "Alpha" in reply.text
+    assert answer["project"]["name"] in reply.text
 
-    # Once it landed, later /recall calls go straight to the search.
+    # Once it landed, later /recall calls go straight to the search (another member: no cooldown).
     api.requests.clear()
-    event = group_message("/recall 上线")
+    event = group_message("/recall 上线", user_id=10050)
     async with app.test_matcher() as ctx:
         bot = bot_factory(ctx)
         ctx.receive_event(bot, event)
@@ -78,12 +71,7 @@ async def test_push_that_cannot_reach_the_server_is_retried_on_the_first_recall(
 async def test_refused_push_is_not_retried(api: FakeRecallApi, alpha_group):
     from nonebot_plugin_history_recall import bindings
 
-    api.route(
-        "PUT",
-        f"/chats/{CHAT}/binding",
-        status=404,
-        json_body={"success": False, "error": "project not found: alpha", "code": "unknown_project"},
-    )
+    api.replay("binding_put_unknown_project", path=PUT_BINDING)
     await bindings.push_initial_bindings()
 
     assert CHAT not in bindings._pending
@@ -94,9 +82,7 @@ async def test_admin_move_cancels_a_pending_initial_binding(app: App, api: FakeR
     from tests.nonebot.nb_helpers import ADMIN_ID
 
     bindings._pending.add(CHAT)
-    api.route(
-        "POST", "/move", json_body={"success": True, "project": None, "moved_sessions": 0, "cwd": "", "message": ""}
-    )
+    api.replay("move_chat_home")
     event = group_message("/move --home", user_id=ADMIN_ID)
     async with app.test_matcher() as ctx:
         bot = bot_factory(ctx)

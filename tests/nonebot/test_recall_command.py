@@ -20,28 +20,9 @@ from tests.nonebot.nb_helpers import (
     private_message,
 )
 
-SEARCH_ANSWER = {
-    "success": True,
-    "mode": "keyword",
-    "project": {"id": "p_1", "slug": "hermes-dev", "name": "Hermes Dev"},
-    "results": [
-        {
-            "session_id": "20260901_143022_a1b2",
-            "link": "@session:20260901_143022_a1b2",
-            "title": "数据库迁移讨论",
-            "message_id": 47,
-            "snippet": "最后决定 >>>数据库迁移<<< 用 alembic，\n分两步上线",
-            "score_source": "keyword",
-            "when": "2026-09-01 14:30",
-        }
-    ],
-    "sessions_in_scope": 12,
-    "semantic_status": "ready",
-}
-
 
 async def test_recall_in_routed_group_sends_chat_key_and_shows_results(app: App, api: FakeRecallApi, bot_factory):
-    api.route("POST", "/p/team-a/search", json_body=SEARCH_ANSWER)
+    answer = api.replay("search_chat", prefix="/p/team-a")
     event = group_message("/recall 数据库 迁移 --mode keyword --limit 2", group_id=ROUTED_GROUP)
     reply = Captured()
     async with app.test_matcher() as ctx:
@@ -58,16 +39,19 @@ async def test_recall_in_routed_group_sends_chat_key_and_shows_results(app: App,
         "limit": 2,
         "chat": f"onebotv11:{ROUTED_GROUP}",
     }
-    assert "Hermes Dev" in reply.text
-    assert "数据库迁移讨论" in reply.text
-    assert "最后决定 【数据库迁移】 用 alembic， 分两步上线" in reply.text  # one line, hit kept visible
-    assert "@session:20260901_143022_a1b2" in reply.text
+    assert answer["project"]["name"] in reply.text
+    assert answer["results"][0]["title"] in reply.text
+    assert "【kubernetes】 【rollout】 plan: canary first" in reply.text  # the hit kept visible
+    # Nothing internal: no session link or id, no project id.
+    for result in answer["results"]:
+        assert result["link"] not in reply.text and result["session_id"] not in reply.text
+    assert answer["project"]["id"] not in reply.text
 
 
 async def test_unlisted_group_uses_default_endpoint_and_default_mode_and_limit(
     app: App, api: FakeRecallApi, bot_factory
 ):
-    api.route("POST", "/search", json_body=SEARCH_ANSWER)
+    api.replay("search_chat")
     event = group_message("/recall alembic")
     async with app.test_matcher() as ctx:
         bot = bot_factory(ctx)
@@ -89,12 +73,7 @@ async def test_unlisted_group_uses_default_endpoint_and_default_mode_and_limit(
 async def test_unbound_group_is_told_to_ask_an_admin_and_never_searched_globally(
     app: App, api: FakeRecallApi, bot_factory
 ):
-    api.route(
-        "POST",
-        "/search",
-        status=409,
-        json_body={"success": False, "error": "this chat is not linked to a project", "code": "chat_unbound"},
-    )
+    api.replay("search_chat_unbound")
     event = group_message("/recall 部署流程")
     reply = Captured()
     async with app.test_matcher() as ctx:
@@ -108,7 +87,7 @@ async def test_unbound_group_is_told_to_ask_an_admin_and_never_searched_globally
 
 
 async def test_empty_results_name_the_project(app: App, api: FakeRecallApi, bot_factory):
-    api.route("POST", "/search", json_body={**SEARCH_ANSWER, "results": []})
+    answer = api.replay("search_chat_no_results")
     event = group_message("/recall 不存在的话题")
     reply = Captured()
     async with app.test_matcher() as ctx:
@@ -116,7 +95,7 @@ async def test_empty_results_name_the_project(app: App, api: FakeRecallApi, bot_
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, reply, result={"message_id": 1})
 
-    assert "没有找到" in reply.text and "Hermes Dev" in reply.text
+    assert "没有找到" in reply.text and answer["project"]["name"] in reply.text
 
 
 async def test_private_chat_gets_one_polite_line_and_no_request(app: App, api: FakeRecallApi, bot_factory):

@@ -62,10 +62,11 @@ def test_hit_cut_at_the_edge_is_still_closed(render):
     assert text.count("【") == text.count("】") == 1
 
 
-def test_result_block_falls_back_to_untitled_and_session_id(render):
-    block = render.result_block(1, {"title": "", "session_id": "s1", "snippet": "hi", "when": ""}, NOW)
+def test_result_block_falls_back_to_untitled_and_shows_no_session_id(render):
+    block = render.result_block(1, {"title": "", "session_id": "s1", "link": "@session:s1", "snippet": "hi",
+                                    "when": ""}, NOW)
 
-    assert block.splitlines() == ["1. (无标题 untitled)", "   hi", "   🔗 s1"]
+    assert block.splitlines() == ["1. (无标题 untitled)", "   hi"]
 
 
 def test_results_header_names_project_and_count(render):
@@ -76,7 +77,7 @@ def test_results_header_names_project_and_count(render):
     }
     blocks = render.result_blocks(data, "db  migration", NOW)
 
-    assert blocks[0] == "📚 项目「Hermes」里与“db migration”相关的 2 段对话"
+    assert blocks[0] == "📚 项目「Hermes」里与“db migration”相关的 2 段对话\n（/recall --open N 展开第 N 条）"
     assert blocks[1].startswith("1. t1") and blocks[2].startswith("2. t2")
 
 
@@ -112,14 +113,16 @@ def test_trim_keeps_whole_blocks_and_counts_the_rest(render):
 
 def test_move_reply_names_project_or_home(render):
     moved = render.render_move({"project": {"name": "Alpha"}, "moved_sessions": 3})
-    home = render.render_move({"project": None, "moved_sessions": 0})
+    home = render.render_move({"project": {"kind": "home"}, "moved_sessions": 0})  # what the server sends
+    legacy_home = render.render_move({"project": None, "moved_sessions": 0})
 
     assert "Alpha" in moved and "3" in moved
-    assert "Home" in home and "0" in home
+    assert "Home" in home and "0" in home and "「" not in home
+    assert legacy_home == home
 
 
 def test_status_without_reachable_server_stops_at_the_connection_line(render):
-    text = render.render_status("default", "http://h", (None, "⚠️ down"), (None, "⚠️ down"), None)
+    text = render.render_status("default", (None, "⚠️ down"), (None, "⚠️ down"), None)
 
     assert text.splitlines()[-1] == "连接：❌ ⚠️ down"
 

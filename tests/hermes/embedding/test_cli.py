@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 import pytest
 
@@ -11,10 +10,8 @@ from hermes_side.embedding import read_consent
 from hermes_side.embedding.cli import (
     run_consent,
     run_index,
-    run_status,
     setup_consent,
     setup_index,
-    setup_status,
 )
 
 from .helpers import write_config
@@ -30,27 +27,16 @@ def projects(home):
     return {"alpha": ["a1", "a2"], "beta": ["b1"]}
 
 
-def test_index_then_status(history, capsys):
+def test_index_by_project_then_everything(history, capsys):
     history.session("a1", "alpha notes", "alpha reply")
     history.session("a2", "more alpha")
     history.session("b1", "beta notes")
     run_index(parse(setup_index, "--project", "alpha"), projects_provider=projects, home=history.home)
     out = capsys.readouterr().out
     assert "Done: 3 messages checked, 3 chunks embedded" in out
-
-    run_status(parse(setup_status, "--json"), projects_provider=projects, home=history.home)
-    status = json.loads(capsys.readouterr().out)
-    assert status["model"] == "multilingual-e5-small" and status["provider"] == "local"
-    alpha, beta = status["projects"]["alpha"], status["projects"]["beta"]
-    assert (alpha["messages"], alpha["indexed_messages"], alpha["state"]) == (3, 3, "ready")
-    assert (beta["messages"], beta["indexed_messages"], beta["state"]) == (1, 0, "partial")
-    assert alpha["consent"] == "not_needed"
-
+    # (what `hermes recall status` shows of this is tested with the status contract, test_api.py)
     run_index(parse(setup_index), home=history.home)  # everything; alpha is skipped by hash
     assert "4 messages checked, 1 chunks embedded, 3 unchanged" in capsys.readouterr().out
-    run_status(parse(setup_status), home=history.home)
-    text = capsys.readouterr().out
-    assert "all sessions: 4/4 messages indexed" in text and "ready" in text
 
 
 def test_unknown_project_and_config_errors_exit_nonzero(history, capsys):
@@ -60,7 +46,7 @@ def test_unknown_project_and_config_errors_exit_nonzero(history, capsys):
     assert err.value.code == 2 and "Unknown project(s): nope" in capsys.readouterr().err
     write_config(history.home, {"chunk_sise": 3})
     with pytest.raises(SystemExit) as err:
-        run_status(parse(setup_status), home=history.home)
+        run_index(parse(setup_index), home=history.home)
     assert err.value.code == 2 and "chunk_sise" in capsys.readouterr().err
 
 

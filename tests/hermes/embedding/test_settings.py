@@ -80,6 +80,18 @@ def test_api_key_from_environment_then_dotenv(home, monkeypatch):
     assert resolve_api_key(home) == "sk-from-env"
 
 
+def test_the_environment_key_stays_with_the_process_profile(home, monkeypatch):
+    """A recall API launched in one profile serves others under /p/<name>: their provider gets
+    their own .env key, never the launch profile's environment."""
+    work = home / "profiles" / "work"
+    work.mkdir(parents=True)
+    monkeypatch.setenv("PROJECT_HISTORY_EMBEDDING_API_KEY", "sk-launch-profile")
+    assert resolve_api_key(home) == "sk-launch-profile"  # HERMES_HOME is this process's profile
+    assert resolve_api_key(work) is None
+    (work / ".env").write_text("PROJECT_HISTORY_EMBEDDING_API_KEY=sk-work\n")
+    assert resolve_api_key(work) == "sk-work"
+
+
 def test_settings_never_hold_the_key(home, monkeypatch):
     monkeypatch.setenv("PROJECT_HISTORY_EMBEDDING_API_KEY", "sk-secret-123")
     write_config(home, {"provider": "openai", "base_url": "http://127.0.0.1:9/v1"})

@@ -1,0 +1,112 @@
+"""The one rule for chat sessions, used by every surface (agent tools, recall API, CLI, hooks).
+
+A *chat session* is any session that did not start on the operator's own surfaces: api_server
+sessions (the NoneBot bridge, any other client) and Hermes' messaging-gateway sessions. Its chat
+(``{adapter}:{id}`` or ``{adapter}:private:{id}``, see ``chats.py``) may search exactly one
+project: the one the chat is bound to. No binding, Home, an archived or a vanished project →
+a refusal (``chat_unbound``), never Home, never an auto repo, never another chat's sessions.
+
+Pure: callers pass the session rows, the bindings and the projects they already loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import hermes_db
+from .chats import chat_from_row, chat_from_session_id, chat_from_session_key
+
+# Where the operator types: the terminal CLI, the TUI, the desktop app, an editor over ACP.
+# Everything else — api_server, every messaging platform, webhooks, cron deliveries, web UIs —
+# is treated as a chat (fail closed: an unknown source is a chat).
+OPERATOR_SOURCES = frozenset({"cli", "tui", "desktop", "acp"})
+# Sessions Hermes spawns on behalf of another (delegation, tools) belong where their parent does.
+INHERITING_SOURCES = frozenset({"subagent", "tool", ""})
+CHAT_UNBOUND = "chat_unbound"
+
+REFUSALS = {
+    "unset": "This chat is not linked to a project yet; an admin can link it with /move in the group.",
+    "home": "This chat is not linked to a project (it is in Home); an admin can link it with /move in the group.",
+    "archived": ("This chat's project is archived, so its history cannot be searched; an admin can link "
+                 "another project with /move."),
+    "missing": "This chat's project no longer exists; an admin can link another project with /move in the group.",
+    "unknown": "This conversation's chat cannot be identified, so no history can be searched from it.",
+}
+
+
+@dataclass(frozen=True)
+class Origin:
+    chat: bool  # True: a chat session, sealed to its chat's project
+    name: str | None = None  # the chat; None when a chat session's chat cannot be told
+
+
+OPERATOR = Origin(False)
+
+
+def origin_of(session_id: str, rows: Mapping[str, Mapping[str, Any]], recorded: Mapping[str, str], *,
+              session_key: str | None = None, platform: str | None = None) -> Origin:
+    """Whether ``session_id`` is a chat session, and of which chat.
+
+    ``recorded`` is session id → chat as the first-turn hook saw it (the api_server row keeps no
+    session key). ``session_key``/``platform`` are the live turn's hints, used only when the row
+    does not exist yet. Parents (compression, delegation, branches) lend their chat; once any
+    session on the way up is a chat session, the answer stays "chat".
+    """
+    if not session_id:
+        return _from_hints(None, session_key, platform)
+    is_chat, sid, seen = False, session_id, set()
+    while sid and sid not in seen:
+        seen.add(sid)
+        name = chat_from_session_id(sid)
+        if name:
+            return Origin(True, name)
+        row = rows.get(sid)
+        if row is None:
+            if sid == session_id:
+                return _from_hints(recorded.get(sid), session_key, platform)
+            break
+        source = row.get("source") or ""
+        if source not in OPERATOR_SOURCES:  # Hermes writes them lower-case; anything else, normalise
+            source = str(source).strip().lower()
+        if source in OPERATOR_SOURCES:
+            return Origin(True, None) if is_chat else OPERATOR
+        name = (recorded.get(sid) or chat_from_row(source, row.get("chat_id"), row.get("chat_type"))
+                or chat_from_session_key(row.get("session_key")))
+        if name:
+            return Origin(True, name)
+        is_chat = is_chat or source not in INHERITING_SOURCES
+        sid = row.get("parent_session_id")
+    return Origin(True, None)
+
+
+def _from_hints(recorded: str | None, session_key: str | None, platform: str | None) -> Origin:
+    name = recorded or chat_from_session_key(session_key)
+    if name:
+        return Origin(True, name)
+    if platform and platform.strip().lower() not in OPERATOR_SOURCES:
+        return Origin(True, None)
+    return OPERATOR  # no row, no hint: nothing to search either way
+
+
+def bound_project(origin: Origin, bound: Mapping[str, str | None],
+                  projects: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str]:
+    """(the project a chat session may search, "") or (None, refusal reason)."""
+    if origin.name is None:
+        return None, "unknown"
+    if origin.name not in bound:
+        return None, "unset"
+    project_id = bound[origin.name]
+    if not project_id:
+        return None, "home"
+    project = hermes_db.find_project(projects, project_id)
+    if project is None:
+        return None, "missing"
+    if project.get("archived"):
+        return None, "archived"
+    return project, ""
+
+
+def refusal(reason: str) -> str:
+    return REFUSALS[reason]

@@ -1,0 +1,113 @@
+"""Open a search hit: the turns around one message, inside the same sealed scope as the search.
+
+Shared by the recall API (``POST /context``, scope = the chat's bound project) and the agent tool
+``project_history_open`` (scope = the calling session's project, exactly like
+``project_history_search``). The scope comes from ``SearchEngine.resolve_scope``, so whatever rule
+seals a search seals an open too. A message outside that scope answers ``not_found`` — the same
+answer as a message that does not exist, so nothing about other projects can be probed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from . import hermes_db
+from .messages import ELIGIBLE_MESSAGE_SQL, message_text
+from .request import RequestError
+from .results import format_when
+from .search import NO_CONTEXT, SearchEngine, SearchError, public_place
+
+DEFAULT_TURNS, MAX_TURNS = 3, 10
+# A turn can be a whole file pasted into the chat; a window around a hit only needs its gist.
+TURN_CHARS = 1200
+NOT_FOUND = "message not found in this project"
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    message_id: int
+    before: int = DEFAULT_TURNS
+    after: int = DEFAULT_TURNS
+
+
+def _count(value: object, name: str) -> int:
+    if value is None:
+        return DEFAULT_TURNS
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestError(f"'{name}' must be a whole number from 0 to {MAX_TURNS}")
+    if not 0 <= value <= MAX_TURNS:
+        raise RequestError(f"'{name}' must be a whole number from 0 to {MAX_TURNS}")
+    return value
+
+
+def parse_context_args(args: object, *, allowed_extra: tuple[str, ...] = ()) -> ContextRequest:
+    """Validate ``{"message_id": int, "before": 0..10, "after": 0..10}``; errors are ``RequestError``."""
+    if not isinstance(args, dict):
+        raise RequestError("arguments must be a JSON object")
+    unknown = sorted(str(k) for k in args if k not in {"message_id", "before", "after", *allowed_extra})
+    if unknown:
+        raise RequestError(f"unknown argument(s): {', '.join(unknown)[:200]}")
+    mid = args.get("message_id")
+    if isinstance(mid, str) and mid.strip().isdigit():
+        mid = int(mid.strip())  # models often quote numbers
+    if isinstance(mid, bool) or not isinstance(mid, int) or mid <= 0:
+        raise RequestError("'message_id' is required: the message_id of a search result")
+    return ContextRequest(mid, _count(args.get("before"), "before"), _count(args.get("after"), "after"))
+
+
+def _turn(row: Any, hit_id: int) -> dict[str, Any]:
+    text = message_text(row["content"]).strip()
+    turn = {"message_id": row["id"], "role": row["role"], "text": text[:TURN_CHARS],
+            "when": format_when(row["timestamp"]), "timestamp": row["timestamp"], "hit": row["id"] == hit_id}
+    if len(text) > TURN_CHARS:
+        turn["text"] += "…"
+        turn["truncated"] = True
+    return turn
+
+
+_SELECT = ("SELECT m.id, m.session_id, m.role, m.content, m.timestamp FROM messages m"
+           " JOIN sessions s ON s.id = m.session_id WHERE " + ELIGIBLE_MESSAGE_SQL)
+
+
+def open_context(engine: SearchEngine, req: ContextRequest, *, project: str | None = None,
+                 session_id: str | None = None, session_key: str | None = None,
+                 platform: str | None = None) -> dict[str, Any]:
+    """The hit and up to ``before``/``after`` turns of its conversation around it.
+
+    ``project`` / ``session_id`` name the scope exactly as for ``SearchEngine.search``.
+    Raises ``SearchError`` (``not_found`` for anything outside the scope).
+    """
+    with engine.leased() as conn:
+        smap = engine.scope_map()
+        hints = {"session_key": session_key, "platform": platform}
+        if project is None and session_id and not engine.has_context(smap, session_id, **hints):
+            raise SearchError(f"{NOT_FOUND} ({NO_CONTEXT})", "not_found")
+        place, ids = engine.resolve_scope(smap, project=project, session_id=session_id, **hints)
+        in_scope = set(ids)
+        hit = conn.execute(_SELECT + " AND m.id = ?", (req.message_id,)).fetchone()
+        if hit is None or hit["session_id"] not in in_scope:
+            raise SearchError(NOT_FOUND, "not_found")
+        # The conversation across compression rotations, but only the parts the scope may show.
+        members = json.dumps([sid for sid in smap.conversation(hit["session_id"]) if sid in in_scope])
+        # "+m.id" keeps SQLite on the per-session index instead of walking the whole table by id.
+        where = " AND m.session_id IN (SELECT value FROM json_each(?))"
+        earlier = conn.execute(_SELECT + where + " AND +m.id < ? ORDER BY m.id DESC LIMIT ?",
+                               (members, hit["id"], req.before + 1)).fetchall()
+        later = conn.execute(_SELECT + where + " AND +m.id > ? ORDER BY m.id LIMIT ?",
+                             (members, hit["id"], req.after + 1)).fetchall()
+        root = smap.root_of.get(hit["session_id"], hit["session_id"])
+        titles = hermes_db.session_titles(conn, sorted({root, hit["session_id"]}))
+    rows = [*reversed(earlier[:req.before]), hit, *later[:req.after]]
+    return {
+        "success": True,
+        "project": public_place(place, smap.projects),
+        "session_id": hit["session_id"],
+        "link": f"@session:{hit['session_id']}",
+        "title": titles.get(root) or titles.get(hit["session_id"]) or "",
+        "message_id": hit["id"],
+        "turns": [_turn(r, hit["id"]) for r in rows],
+        "more_before": len(earlier) > req.before,
+        "more_after": len(later) > req.after,
+    }

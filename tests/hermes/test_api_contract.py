@@ -1,0 +1,147 @@
+"""The recall API contract, recorded from the real server.
+
+The real app (the same ``create_app`` that ``hermes recall serve`` runs) answers every request the
+bot makes — health, projects, search by chat, binding get/put, moves, status and the error answers
+— over a real world (state.db by Hermes' SessionDB, projects by projects_db, the local model's
+index). The answers are compared with ``tests/fixtures/recall_api/*.json``; the bot's tests
+(``tests/nonebot``) replay the very same files. A change on either side fails a test.
+
+Re-record after an intended change of the contract (then update docs/recall-api.md)::
+
+    RECORD_RECALL_API=1 .venv/bin/python -m pytest -p no:nonebug tests/hermes/test_api_contract.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from hermes_side.api import create_app
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "recall_api"
+RECORD = os.environ.get("RECORD_RECALL_API") == "1"
+KEY = "contract-test-key-0123456789"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+GROUP, OTHER, HOMELESS = "onebotv11:111", "onebotv11:222", "onebotv11:333"
+
+# Values that differ from one run to the next (random project ids, clock times, the package
+# version): only their type is compared. Everything else must match exactly.
+VOLATILE = {"id", "when", "version", "project_id", "timestamp"}
+
+# name → (method, path, body, headers). Order matters: later answers see earlier moves.
+EXCHANGES: list[tuple[str, str, str, dict[str, Any] | None, dict[str, str]]] = [
+    ("health", "GET", "/health", None, {}),
+    ("projects", "GET", "/projects", None, AUTH),
+    ("binding_unset", "GET", f"/chats/{GROUP}/binding", None, AUTH),
+    ("search_chat_unbound", "POST", "/search", {"query": "rollout", "chat": GROUP}, AUTH),
+    ("binding_put", "PUT", f"/chats/{OTHER}/binding", {"project": "beta", "only_if_unset": True}, AUTH),
+    ("binding_put_unknown_project", "PUT", f"/chats/{OTHER}/binding", {"project": "nope", "only_if_unset": True},
+     AUTH),
+    ("move_chat", "POST", "/move", {"chat": GROUP, "project": "alpha"}, AUTH),
+    ("binding_bound", "GET", f"/chats/{GROUP}/binding", None, AUTH),
+    ("search_chat", "POST", "/search",
+     {"query": "kubernetes rollout", "chat": GROUP, "mode": "keyword", "limit": 3}, AUTH),
+    ("search_chat_no_results", "POST", "/search",
+     {"query": "zeppelin", "chat": GROUP, "mode": "keyword", "limit": 3}, AUTH),
+    ("search_chat_hybrid", "POST", "/search", {"query": "kubernetes rollout plan", "chat": GROUP}, AUTH),
+    ("search_bad_date", "POST", "/search", {"query": "rollout", "chat": GROUP, "after": "yesterday"}, AUTH),
+    ("context", "POST", "/context", {"chat": GROUP, "message_id": 1, "before": 2, "after": 2}, AUTH),
+    ("context_not_found", "POST", "/context", {"chat": GROUP, "message_id": 3, "before": 2, "after": 2}, AUTH),
+    ("move_chat_home", "POST", "/move", {"chat": HOMELESS, "project": ""}, AUTH),
+    ("binding_home", "GET", f"/chats/{HOMELESS}/binding", None, AUTH),
+    ("move_unknown_project", "POST", "/move", {"chat": GROUP, "project": "nope"}, AUTH),
+    ("move_folder_missing", "POST", "/move", {"chat": GROUP, "project": "gone"}, AUTH),
+    ("status", "GET", "/status", None, AUTH),
+    ("unauthorized", "GET", "/status", None, {"Authorization": "Bearer " + "w" * 24}),
+    ("search_query_too_long", "POST", "/search", {"query": "x" * 5000, "chat": GROUP}, AUTH),
+    ("search_bad_request", "POST", "/search", {"query": "x", "chat": GROUP, "mode": "fuzzy"}, AUTH),
+    ("no_such_route", "GET", "/nosuch", None, AUTH),
+]
+
+
+@pytest.fixture(scope="module")
+def answers(tmp_path_factory) -> dict[str, dict[str, Any]]:
+    from hermes_side.embedding import build_index, load_settings
+    from tests.hermes.world import World
+
+    base = tmp_path_factory.mktemp("contract")
+    home = base / "hermes-home"
+    home.mkdir()
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HERMES_HOME", str(home))
+    world = World(home, base / "work")
+    try:
+        alpha, beta, gone = world.repo("alpha"), world.folder("beta-notes"), world.folder("gone")
+        world.project("Alpha", alpha)
+        world.project("Beta", beta)
+        world.project("Gone", gone)
+        shutil.rmtree(gone)
+        (home / "config.yaml").write_text("plugins:\n  enabled: [project-history-recall]\n"
+                                          f"terminal:\n  cwd: {world.folder('plain-home')}\n")
+        world.session("kubernetes rollout plan: canary first", "agreed, then the fleet", cwd=alpha,
+                      title="Rollout plan", ts=1_760_000_000)
+        world.session("beta notes about the zebra budget", cwd=beta, title="Beta budget", ts=1_760_000_100)
+        world.session("group one asked about the kubernetes rollout", "see the plan", source="api_server",
+                      sid=f"hermes-{GROUP.replace(':', '+group+')}+42", ts=1_760_000_200)
+        build_index(home, load_settings(home))
+        client = TestClient(create_app(home, KEY))
+        out = {}
+        for name, method, path, body, headers in EXCHANGES:
+            response = client.request(method, path, json=body, headers=headers)
+            out[name] = {"request": {"method": method, "path": path, "body": body},
+                         "status": response.status_code, "body": response.json()}
+        yield out
+    finally:
+        world.close()
+        mp.undo()
+
+
+def drift(recorded: Any, live: Any, where: str = "$") -> list[str]:
+    """Differences that matter: keys, list lengths, types, and every non-volatile value."""
+    if isinstance(recorded, dict) and isinstance(live, dict):
+        if set(recorded) != set(live):
+            return [f"{where}: keys {sorted(recorded)} != {sorted(live)}"]
+        out: list[str] = []
+        for key in recorded:
+            if key in VOLATILE and not isinstance(recorded[key], dict | list):
+                if type(recorded[key]) is not type(live[key]):
+                    out.append(f"{where}.{key}: type {type(recorded[key]).__name__} != {type(live[key]).__name__}")
+            else:
+                out += drift(recorded[key], live[key], f"{where}.{key}")
+        return out
+    if isinstance(recorded, list) and isinstance(live, list):
+        if len(recorded) != len(live):
+            return [f"{where}: {len(recorded)} items != {len(live)}"]
+        return [d for i, (r, v) in enumerate(zip(recorded, live, strict=True)) for d in drift(r, v, f"{where}[{i}]")]
+    return [] if recorded == live and type(recorded) is type(live) else [f"{where}: {recorded!r} != {live!r}"]
+
+
+@pytest.mark.parametrize("name", [e[0] for e in EXCHANGES])
+def test_live_answer_matches_the_recorded_one(answers, name):
+    path = FIXTURES / f"{name}.json"
+    live = answers[name]
+    if RECORD:
+        FIXTURES.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(live, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        return
+    assert path.exists(), f"no recording for {name}: run with RECORD_RECALL_API=1"
+    recorded = json.loads(path.read_text(encoding="utf-8"))
+    assert drift(recorded, live) == [], f"{name} drifted from {path.name}; re-record if intended"
+
+
+def test_every_recording_is_still_produced():
+    """A fixture nobody records any more would be replayed by the bot against nothing real."""
+    assert {p.stem for p in FIXTURES.glob("*.json")} == {e[0] for e in EXCHANGES}
+
+
+def test_recorded_answers_show_a_group_nothing_internal(answers):
+    """What the bot may put in front of a group carries no server path or key."""
+    for name, exchange in answers.items():
+        text = json.dumps(exchange["body"], ensure_ascii=False)
+        assert KEY not in text and "primary_path" not in text and "pytest-" not in text, (name, text)
