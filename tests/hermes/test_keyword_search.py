@@ -88,6 +88,17 @@ class TestNaturalLanguageQuestions:
 
         assert hit_ids(search(cur, self.QUESTION))[:2] == [strong, weak]
 
+    def test_a_word_finds_its_inflections(self, world, proj):
+        ing = world.session("we are deploying the gateway tonight", cwd=proj)
+        ed = world.session("the gateway was deployed on friday", cwd=proj)
+        world.session("lunch options near the office", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+
+        out = search(cur, "deploy", limit=10)
+
+        assert sorted(hit_ids(out)) == sorted([ing, ed])
+        assert {">>>deploying<<<", ">>>deployed<<<"} <= {w for r in out["results"] for w in r["snippet"].split()}
+
     def test_words_with_accents_are_found(self, world, proj):
         fr = world.session("le déploiement est prévu pour jeudi", cwd=proj)
         cur = world.session("salut", cwd=proj)
