@@ -12,9 +12,9 @@ common word in a 1M-message state.db (architecture.md measured the same). Instea
    ``messages_fts_trigram`` for its newest matching rowids (capped, no ranking, so cheap), kept
    if they lie in the scope; CJK pieces of 1–2 characters, which no Hermes index can find, are
    looked for in the scope's newest messages;
-3. ranking: Okapi BM25 in Python over those candidates, document frequencies from the scope
-   (its newest messages), at most a few hits per conversation so one chatty conversation cannot
-   crowd out the others.
+3. ranking: Okapi BM25 in Python over those candidates — CJK terms weighed by how many of the
+   scope's messages hold them, Latin words by the whole profile's FTS counts — at most a few hits
+   per conversation so one chatty conversation cannot crowd out the others.
 
 Every statement has a fixed shape: lists travel as one JSON parameter (``json_each``), so a long
 query never grows an SQL expression.
