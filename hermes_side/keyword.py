@@ -170,7 +170,7 @@ def _escaped_phrase(source: str) -> str | None:
 
 def query_terms(query: ParsedQuery) -> list[Term]:
     """Every distinct term of the query, in order (``select_terms`` bounds how many are used)."""
-    typed = {fold(t): t.lower() for t in _TOKEN.findall(query.text)}
+    typed = {fold(t): t.lower() for t in _TOKEN.findall(query.full_text or query.text)}
     terms = [Term("word", w, typed.get(w, w) if typed.get(w, w) != w else "") for w in query.words]
     weight: dict[str, float] = {}
     for piece in query.cjk:

@@ -353,8 +353,8 @@ class SearchEngine:
             title = titles.get(root) or titles.get(hit["session_id"])
             results.append(result_row(hit, message, title, terms))
         out = {**base, "results": results, "sessions_in_scope": in_scope}
-        if pq.notice and req.mode != "semantic":  # an over-long query: say which part was searched
-            out["notice"] = pq.notice
+        if notice := pq.notice(req.mode):  # an over-long query: say which part was searched
+            out["notice"] = notice
         if status is not None:
             out["semantic_status"] = status
         if status == "consent_required":

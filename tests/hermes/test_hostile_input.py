@@ -265,4 +265,4 @@ def test_many_short_words_always_answer(busy_world, words, mode, scan_max):
     finally:
         keyword.SCAN_SCOPE_MAX = saved
     assert result["success"] is True and len(result["results"]) <= 10
-    assert ("notice" in result) == (parse_query(" ".join(words)).term_count > 32)
+    assert result.get("notice") == parse_query(" ".join(words)).notice(mode)

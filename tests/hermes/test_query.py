@@ -14,6 +14,7 @@ import pytest
 
 from hermes_side.keyword import doc_terms
 from hermes_side.query import (
+    EMBED_BUDGET,
     MAX_QUERY_CHARS,
     MAX_TERMS,
     QueryError,
@@ -111,12 +112,25 @@ class TestCjkTokenisationOnRealQueries:
 
 class TestTermBound:
     def test_a_normal_question_is_not_bounded(self):
-        assert parse_query("请帮我找找关于生产环境部署脚本回滚流程的记录").notice is None
+        assert parse_query("请帮我找找关于生产环境部署脚本回滚流程的记录").notice() is None
 
     def test_hundreds_of_distinct_words_are_announced(self):
         letters = "abcdefghijklmnopqrstuvwxyz"
         pq = parse_query(" ".join(f"{a}{b}" for a in letters for b in letters)[:MAX_QUERY_CHARS])
-        assert pq.term_count > 600 and f"only the {MAX_TERMS} most distinctive" in pq.notice
+        assert pq.term_count > 600 and f"only the {MAX_TERMS} most distinctive" in pq.notice("keyword")
+
+    def test_the_embedder_reads_a_bounded_prefix(self):
+        long_zh = parse_query("部署" * 900)
+        long_en = parse_query(" ".join(["deploy"] * 280))
+        assert len(long_zh.text) == EMBED_BUDGET and long_zh.full_text == "部署" * 900
+        assert EMBED_BUDGET <= len(long_en.text) <= 2 * EMBED_BUDGET and long_en.text.endswith("deploy")
+        assert "semantic search read its first" in long_zh.notice("semantic")
+        assert long_zh.notice("keyword") is None
+
+    def test_a_normal_question_reaches_the_embedder_whole(self):
+        pq = parse_query("what did we decide about the deploy script last week, and who signed it off?")
+        assert pq.text == "what did we decide about the deploy script last week, and who signed it off?"
+        assert pq.full_text == ""
 
     def test_highlight_terms_are_bounded(self):
         pq = parse_query("".join(chr(0x4E00 + i) for i in range(1500)))
