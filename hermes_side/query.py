@@ -58,7 +58,7 @@ ZH_STOPWORDS = (
 # Distinct terms a query may bring to the keyword search; beyond it the most informative are kept
 # (keyword.py), so a pasted wall of text costs a bounded amount of work.
 MAX_TERMS = 32
-EMBED_BUDGET = 128  # model tokens of the query the embedder reads (≈ 60–100 ms with the local model)
+EMBED_BUDGET = 80  # model tokens of the query the embedder reads: the longest LoCoMo dev question (en, zh) is 66
 MAX_HIGHLIGHT_PIECES = 32
 MAX_HIGHLIGHT_PIECE_CHARS = 12  # a longer CJK piece highlights its first 12 characters' substrings
 
