@@ -1,6 +1,6 @@
 """Embedding pipeline cost: indexing throughput vs the raw model, and search memory/latency.
 
-    /work/venv/bin/python benchmarks/bench_indexing.py [--messages 2000] [--vectors 100000]
+    .venv/bin/python benchmarks/bench_indexing.py [--messages 2000] [--vectors 100000]
                                                         [--skip-index] [--skip-vectors] [--json out.json]
 
 1. Indexing: N synthetic mixed zh/en messages (70% short, 25% medium, 5% long) in a temp

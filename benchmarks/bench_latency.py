@@ -2,7 +2,7 @@
 
 Run on a home made by ``benchmarks/synth.py`` (1M messages, scope buckets 1k/10k/100k):
 
-    python benchmarks/bench_latency.py --home /work/synth1m --index --api --json out.json
+    .venv/bin/python benchmarks/bench_latency.py --home benchmarks/out/synth1m --index --api --json out.json
 
 * keyword / semantic / hybrid ``project_history_search`` p50/p95 per scope bucket (the tool's own
   code path: scope → rank → group → format), query embedding included;

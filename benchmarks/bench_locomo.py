@@ -1,6 +1,6 @@
 """Retrieval quality on LoCoMo: Hermes' own search vs the plugin's keyword / semantic / hybrid.
 
-    /work/venv/bin/python benchmarks/bench_locomo.py [--files 26 30] [--json out.json]
+    .venv/bin/python benchmarks/bench_locomo.py [--files 26 30] [--json out.json]
 
 Builds a throw-away Hermes home (real ``state.db`` + ``projects.db``, one project per conversation,
 see ``locomo_load.py``), then asks every category 1–4 question of its own conversation's project and

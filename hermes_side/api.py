@@ -153,9 +153,10 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         if body.get("chat") is not None:
             project_id = chat_service.chat_project(p.home, _chat(body["chat"]))["id"]
             result = engine_for(p.home).search(req, project=project_id)
-            # Chat-facing: no server folder, and no consent hint (it names the provider's URL and
-            # only the operator can grant it; ``semantic_status`` still says consent_required).
-            return {**{k: v for k, v in result.items() if k != "consent"},
+            # Chat-facing: no server folder, no consent hint (it names the provider's URL and only
+            # the operator can grant it; ``semantic_status`` still says consent_required), and no
+            # ``semantic_detail`` (a provider error or the install command with Hermes' own path).
+            return {**{k: v for k, v in result.items() if k not in ("consent", "semantic_detail")},
                     "project": _without_paths(result.get("project"))}
         if isinstance(body["project"], str) and body["project"].strip():
             return engine_for(p.home).search(req, project=body["project"].strip())

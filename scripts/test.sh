@@ -9,3 +9,6 @@ setup_venv test
 # (it injects session fixtures that start NoneBot); the NoneBot matcher tests run on their own.
 .venv/bin/python -m pytest -p no:nonebug tests --ignore=tests/nonebot -q "$@"
 .venv/bin/python -m pytest tests/nonebot -q "$@"
+# Both wheels built and installed into clean venvs (kept in .cache/venvs/ for the next run): the
+# NoneBot plugin with only its own dependencies, hermes_side as a directory in a stock Hermes.
+.venv/bin/python -m pytest -p no:nonebug tests/packaging -m packaging -q "$@"

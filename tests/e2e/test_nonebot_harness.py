@@ -1,7 +1,7 @@
 """The e2e harness itself: a real NoneBot process, a fake OneBot client, and no recall API.
 
 Run on its own, without nonebug's pytest plugin:
-``/work/venv/bin/pytest -p no:nonebug tests/e2e/test_nonebot_harness.py -q``
+``.venv/bin/python -m pytest -p no:nonebug tests/e2e/test_nonebot_harness.py -q``
 """
 
 from __future__ import annotations

