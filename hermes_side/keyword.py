@@ -48,8 +48,9 @@ CANDIDATES_MAX = 120  # FTS candidates read and scored with BM25
 PER_CONVERSATION = 8  # hits kept per session in the ranked list (LoCoMo dev: 3 → 8 = +0.03 recall@10)
 MAX_GRAMS = 16  # trigram probes per query, spread over its CJK pieces
 MAX_ESCAPED = 4  # FTS phrases looking for non-ASCII terms inside multimodal JSON
-# Terms whose substrings choose which messages a scan reads (the rarest of a long query): each one
-# is an instr() over every message looked at, so they bound the cost of a scan.
+# Terms whose substrings choose which messages a scan reads (the rarest of a long query, plus as
+# many the statistics do not know): each is an instr() over every message looked at, so they bound
+# the cost of a scan.
 SCAN_NEEDLE_TERMS = 8  # LoCoMo dev en + zh: same msg@1/msg@5 with 8, 16 or all
 WINDOW_NEEDLE_TERMS = 8  # 1–2 character CJK pieces looked for in a big scope's newest messages
 STATS_SAMPLE = 2000  # newest scope messages whose document frequencies stand for a big scope
@@ -343,8 +344,10 @@ def _needles(terms: Sequence[Term]) -> tuple[list[str], list[str]]:
 
 
 def _rarest(terms: Sequence[Term], df_of: Callable[[Term], int], n: int) -> list[Term]:
-    """The ``n`` terms that find the fewest messages (those the scope holds at all first)."""
-    return sorted(terms, key=lambda t: (df_of(t) == 0, df_of(t)))[:n]
+    """The ``n`` terms the scope holds in the fewest messages, and up to ``n`` it did not hold when
+    its statistics were read: those may be new since (a word said a minute ago), or absent."""
+    held = sorted((t for t in terms if df_of(t)), key=df_of)
+    return held[:n] + [t for t in terms if not df_of(t)][:n]
 
 
 # -- choosing and weighing terms -----------------------------------------------------------

@@ -626,6 +626,21 @@ class TestFreshness:
         assert sorted(hit_ids(search(cur, "kestrel"))) == sorted([first, later])
         assert hit_ids(search(cur, "zeppelin")) == [first]
 
+    def test_a_long_question_finds_a_word_said_after_the_last_search(self, world, proj):
+        # A question of many words is read through its rarest ones, judged by the scope's term
+        # statistics; a word newer than those statistics must still count.
+        for i in range(6):
+            world.session(f"deploy script rollback plan release notes checklist review {i}", cwd=proj)
+        quiet = world.session("lunch options near the office", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+        question = "deploy script rollback plan release notes checklist review zeppelin"
+        self.settle(cur)
+        search(cur, question)  # the scope's statistics are built now
+
+        world.db.append_message(quiet, "assistant", "the zeppelin is grounded")
+
+        assert quiet in hit_ids(search(cur, question, limit=10))
+
     def test_session_archived_after_a_search_disappears(self, world, proj):
         gone = world.session("kestrel soon archived", cwd=proj)
         cur = world.session("hello", cwd=proj)
