@@ -8,6 +8,8 @@ Run on a home made by ``benchmarks/synth.py`` (1M messages, scope buckets 1k/10k
   code path: scope → rank → group → format), query embedding included;
 * Hermes' own ``SessionDB.search_messages`` (unscoped, as the agent's built-in tool runs it) on the
   same query texts, in the same run, so the ratio is robust to machine noise;
+* hostile queries (issue 8 §6): 600 distinct two-character words, CJK and Latin, in the same
+  buckets and modes, side by side with the normal queries (``--hostile N`` queries of each kind);
 * ``--index``: embed every session of the three bucket projects with the local model first and
   report messages/s (the search then sees a ready index);
 * ``--api``: ``python -m hermes_side serve`` as a real process; request latency with 1, 8 and 32
@@ -83,6 +85,25 @@ def time_engine(engine, queries: list[dict], project_id: str, mode: str, limit: 
         status = result.get("semantic_status", "-")
         statuses[status] = statuses.get(status, 0) + 1
     return {**summary(times), "semantic_status": statuses}
+
+
+def hostile_queries(normal: list[dict], n: int, seed: int = 1) -> dict[str, list[str]]:
+    """``n`` queries of each kind, each 600 distinct two-character words: CJK pairs drawn from the
+    characters of the benchmark's own Chinese queries (so most pairs occur in the corpus), and
+    Latin letter pairs."""
+    import random
+
+    rnd = random.Random(seed)
+    han = sorted({ch for q in normal for ch in q["text"] if "\u4e00" <= ch <= "\u9fff"}) or ["部", "署"]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+
+    def one(alphabet) -> str:
+        words: dict[str, None] = {}
+        while len(words) < min(600, len(alphabet) ** 2):
+            words[rnd.choice(alphabet) + rnd.choice(alphabet)] = None
+        return " ".join(words)
+
+    return {"hostile-cjk": [one(han) for _ in range(n)], "hostile-latin": [one(letters) for _ in range(n)]}
 
 
 def time_hermes(db, texts: list[str]) -> dict:
@@ -172,6 +193,7 @@ def main() -> None:
                     help="buckets whose projects are embedded and measured in semantic/hybrid mode")
     ap.add_argument("--api", action="store_true", help="also measure the recall API under concurrency")
     ap.add_argument("--api-requests", type=int, default=8, help="requests per client")
+    ap.add_argument("--hostile", type=int, default=10, help="hostile queries of each kind per bucket and mode")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     home = args.home.resolve()
@@ -206,11 +228,18 @@ def main() -> None:
             rows.append({"scope": name, "messages": manifest["bucket_sizes"][name], "mode": mode, **r})
             print(f"{name:>5} {mode:>8}: p50 {r['p50_ms']:7.1f} ms  p95 {r['p95_ms']:7.1f} ms  {r['semantic_status']}",
                   file=sys.stderr)
+            for kind, texts in (hostile_queries(queries, args.hostile).items() if args.hostile else ()):
+                h = time_engine(engine, [{"text": t} for t in texts], pid, mode)
+                rows.append({"scope": name, "messages": manifest["bucket_sizes"][name], "mode": f"{mode} {kind}",
+                             **h, "vs_normal_p50": round(h["p50_ms"] / max(r["p50_ms"], 1e-9), 2),
+                             "vs_normal_p95": round(h["p95_ms"] / max(r["p95_ms"], 1e-9), 2)})
+                print(f"{name:>5} {mode} {kind}: p50 {h['p50_ms']:7.1f} ms  p95 {h['p95_ms']:7.1f} ms",
+                      file=sys.stderr)
     db = SessionDB(db_path=home / "state.db")
     texts = list(dict.fromkeys(q["text"] for q in queries))
     hermes = time_hermes(db, texts)
     db.close()
-    report.update({"rows": rows, "hermes_search_messages": hermes})
+    report.update({"rows": rows, "hermes_search_messages": hermes, "messages": manifest["totals"]["messages"]})
     if args.api:
         report["api"] = api_bench(home, queries, buckets, args.api_requests, semantic_buckets[-1])
     print_table(report)
@@ -222,12 +251,14 @@ def print_table(report: dict) -> None:
     h = report["hermes_search_messages"]
     print(f"\nload average at start: {report['load_avg']}; scope map cold {report['scope_map_cold_ms']} ms, "
           f"warm {report['scope_map_warm_ms']} ms")
-    print("\n| scope | messages | mode | p50 ms | p95 ms | p95 ÷ Hermes p95 |")
-    print("|---|---|---|---|---|---|")
+    print("\n| scope | messages | mode | p50 ms | p95 ms | p95 ÷ Hermes p95 | hostile ÷ normal (p50, p95) |")
+    print("|---|---|---|---|---|---|---|")
     for r in report["rows"]:
+        vs = f"{r['vs_normal_p50']}, {r['vs_normal_p95']}" if "vs_normal_p50" in r else ""
         print(f"| {r['scope']} | {r['messages']:,} | {r['mode']} | {r['p50_ms']} | {r['p95_ms']} | "
-              f"{r['p95_ms'] / h['p95_ms']:.2f} |")
-    print(f"| all (unscoped) | 1M | Hermes search_messages | {h['p50_ms']} | {h['p95_ms']} | 1.00 |")
+              f"{r['p95_ms'] / h['p95_ms']:.2f} | {vs} |")
+    print(f"| all (unscoped) | {report.get('messages', 0):,} | Hermes search_messages | {h['p50_ms']} | "
+          f"{h['p95_ms']} | 1.00 | |")
     print(f"\nHermes returned nothing for {h['empty_results']} of {h['n']} queries.")
     if "indexing" in report:
         print(f"indexing: {report['indexing']}")

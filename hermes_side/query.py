@@ -2,9 +2,12 @@
 
 Hermes' own search ANDs every word, so a question like "what did we decide about the deploy
 script?" finds nothing. Here a query becomes content words (stop words dropped) that are OR-ed
-and ranked by BM25, plus CJK runs: runs of ≥3 characters go to the trigram index as their
-trigrams, shorter runs fall back to LIKE. Every term is emitted double-quoted, so user text can
-never be parsed as FTS5 syntax.
+and ranked by BM25. Chinese has no spaces, so a CJK run is cut at question scaffolding and
+particles into pieces, and each piece is searched as its overlapping character bigrams (a lone
+character stays a unigram): "数据库迁移" → 数据 据库 库迁 迁移. Bigrams are the classic unit of
+Chinese full-text search — every two-character word is one, a longer word is matched by all of
+its bigrams — so a Chinese word of any length is ranked by BM25 like an English word. Every term
+reaching FTS5 is double-quoted, so user text can never be parsed as FTS5 syntax.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cached_property
 
 MAX_QUERY_CHARS = 2000
 
@@ -43,27 +47,74 @@ EN_STOPWORDS = frozenset((
     "let",
 ))
 
-# Chinese function words and question scaffolding stripped from CJK runs before trigramming.
+# Question scaffolding, pronouns and particles: a CJK run is cut where they stand (they are not
+# searched). Characters that also start or end content words (在线, 对象, 还原, 了解, 和平) stay:
+# cutting at them lost the word itself (LoCoMo-zh dev, one project: msg@1 0.901 → 0.909).
 ZH_STOPWORDS = (
     "我们", "你们", "他们", "她们", "上次", "之前", "以前", "当时", "怎么", "什么", "为什么", "哪里",
-    "哪个", "是否", "有没有", "是不是", "一下", "一个", "这个", "那个", "的", "了", "吗", "呢", "吧",
-    "啊", "是", "在", "和", "与", "及", "或", "把", "被", "让", "给", "对", "就", "都", "也", "还",
+    "哪个", "是否", "有没有", "是不是", "一下", "一个", "这个", "那个", "的", "吗", "呢", "吧", "啊",
 )
+
+# Distinct terms a query may bring to the keyword search; beyond it the most informative are kept
+# (keyword.py), so a pasted wall of text costs a bounded amount of work.
+MAX_TERMS = 32
+EMBED_BUDGET = 80  # model tokens of the query the embedder reads: the longest LoCoMo dev question (en, zh) is 66
+MAX_HIGHLIGHT_PIECES = 32
+MAX_HIGHLIGHT_PIECE_CHARS = 12  # a longer CJK piece highlights its first 12 characters' substrings
 
 
 @dataclass(frozen=True)
 class ParsedQuery:
-    text: str  # cleaned query text (for embedding and snippets)
+    text: str  # cleaned query text for the embedder: at most EMBED_BUDGET tokens (see embed_text)
     words: tuple[str, ...]  # non-CJK content words, lower-cased, deduplicated, in order
-    cjk_long: tuple[str, ...]  # CJK runs of ≥3 chars (trigram index)
-    cjk_short: tuple[str, ...]  # CJK runs of 1–2 chars (LIKE fallback)
+    cjk: tuple[str, ...] = ()  # CJK pieces (runs cut at scaffolding), deduplicated, in order
+    full_text: str = ""  # the whole cleaned query, when ``text`` is a cut of it
 
     @property
     def empty(self) -> bool:
-        return not (self.words or self.cjk_long or self.cjk_short)
+        return not (self.words or self.cjk)
+
+    @property
+    def cjk_long(self) -> tuple[str, ...]:
+        """Pieces of ≥3 characters: Hermes' trigram index can find them."""
+        return tuple(p for p in self.cjk if len(p) >= 3)
+
+    @property
+    def cjk_short(self) -> tuple[str, ...]:
+        return tuple(p for p in self.cjk if len(p) < 3)
+
+    @cached_property
+    def cjk_grams(self) -> tuple[str, ...]:
+        """The CJK search terms: every piece's bigrams (a one-character piece as itself)."""
+        return tuple(dict.fromkeys(g for piece in self.cjk for g in bigrams(piece)))
+
+    @property
+    def term_count(self) -> int:
+        return len(self.words) + len(self.cjk_grams)
+
+    def notice(self, mode: str = "hybrid") -> str | None:
+        """What a ``mode`` search should say when only part of the query was searched."""
+        parts = []
+        if mode != "semantic" and self.term_count > MAX_TERMS:
+            parts.append(f"the query has {self.term_count} distinct search terms; only the {MAX_TERMS} "
+                         "most distinctive were used")
+        if mode != "keyword" and self.full_text and self.full_text != self.text:
+            parts.append(f"semantic search read its first {len(self.text)} characters")
+        return "; ".join(parts) or None
 
     def highlight_terms(self) -> list[str]:
-        return [*self.cjk_long, *self.cjk_short, *self.words]
+        """What a snippet marks: whole words and whole CJK pieces, longest first. A piece also
+        marks its substrings of ≥2 characters, so a message holding only part of a long piece
+        ("部署" of "蓝绿部署") shows that word — never scattered single characters."""
+        terms: dict[str, None] = dict.fromkeys(self.words[:MAX_HIGHLIGHT_PIECES])
+        for piece in self.cjk[:MAX_HIGHLIGHT_PIECES]:
+            head = piece[:MAX_HIGHLIGHT_PIECE_CHARS]
+            if len(head) == 1:
+                terms[head] = None
+            for size in range(len(head), 1, -1):
+                for i in range(len(head) - size + 1):
+                    terms[head[i:i + size]] = None
+        return sorted(terms, key=len, reverse=True)
 
 
 class QueryError(ValueError):
@@ -94,19 +145,21 @@ def _latin_fold_table() -> dict[int, str]:
 
 
 _LATIN_FOLD = _latin_fold_table()
+_ACCENTED = re.compile("[" + "".join(map(chr, sorted(_LATIN_FOLD))) + "]")
 
 
 def fold(text: str) -> str:
     """Lower-case without diacritics on Latin letters, as unicode61 indexes it ('Déploiement' →
     'deploiement'). Other scripts are left whole: decomposing Hangul or voiced kana would break them."""
-    return text.lower().translate(_LATIN_FOLD)
+    lower = text.lower()
+    return lower if lower.isascii() or not _ACCENTED.search(lower) else lower.translate(_LATIN_FOLD)
+
+
+_ZH_STOP = re.compile("|".join(sorted(map(re.escape, ZH_STOPWORDS), key=len, reverse=True)))
 
 
 def _strip_zh_stopwords(run: str) -> list[str]:
-    pieces = [run]
-    for stop in ZH_STOPWORDS:
-        pieces = [p for piece in pieces for p in piece.split(stop)]
-    return [p for p in pieces if p]
+    return [p for p in _ZH_STOP.split(run) if p]
 
 
 def parse_query(raw: str) -> ParsedQuery:
@@ -117,37 +170,53 @@ def parse_query(raw: str) -> ParsedQuery:
     words: list[str] = []
     for token in _WORD.findall(_CJK_RUN.sub(" ", text)):
         word = fold(token)
-        if word not in EN_STOPWORDS and word not in words and (len(word) > 1 or word.isdigit()):
+        if word not in EN_STOPWORDS and (len(word) > 1 or word.isdigit()):
             words.append(word)
-    long_runs: list[str] = []
-    short_runs: list[str] = []
-    for run in _CJK_RUN.findall(text):
-        for piece in _strip_zh_stopwords(run):
-            bucket = long_runs if len(piece) >= 3 else short_runs
-            if piece not in bucket:
-                bucket.append(piece)
-    if words or long_runs:
+    words = list(dict.fromkeys(words))
+    pieces = list(dict.fromkeys(fold(p) for run in _CJK_RUN.findall(text) for p in _strip_zh_stopwords(run)))
+    if words or any(len(p) > 1 for p in pieces):
         # A lone CJK character matches half the corpus; keep it only when it is all there is.
-        short_runs = [r for r in short_runs if len(r) > 1]
-    if not words and not long_runs and not short_runs:
-        short_runs = [r for r in _CJK_RUN.findall(text)][:4]
-    if not words and not long_runs and not short_runs:
+        pieces = [p for p in pieces if len(p) > 1]
+    if not words and not pieces:
+        pieces = list(dict.fromkeys(fold(r) for r in _CJK_RUN.findall(text)))[:4]
+    if not words and not pieces:
         # Only stop words ("what is it?"): search for them rather than for nothing.
-        words = [fold(t) for t in _WORD.findall(_CJK_RUN.sub(" ", text))][:4]
-    return ParsedQuery(text=text, words=tuple(words), cjk_long=tuple(long_runs), cjk_short=tuple(short_runs))
+        words = list(dict.fromkeys(fold(t) for t in _WORD.findall(_CJK_RUN.sub(" ", text))))[:4]
+    cut = embed_text(text)
+    return ParsedQuery(text=cut, words=tuple(words), cjk=tuple(pieces), full_text=text if cut != text else "")
+
+
+def embed_text(text: str) -> str:
+    """``text`` cut to about ``EMBED_BUDGET`` model tokens (a CJK character ≈ 1, other text ≈ 1 per
+    2 characters), at a space when there is one. Embedding time grows with the tokens: a
+    2,000-character query took 0.8–1.6 s with the local model, a question of 30 tokens 20–30 ms."""
+    cost = 0.0
+    for i, ch in enumerate(text):
+        cost += 1.0 if CJK_CHAR.match(ch) else 0.5
+        if cost > EMBED_BUDGET:
+            head = text[:i]
+            space = head.rfind(" ")
+            return head[:space] if space > len(head) // 2 else head
+    return text
 
 
 def fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def bigrams(piece: str) -> list[str]:
+    """Overlapping character bigrams of a CJK piece; a one-character piece is its own term."""
+    if len(piece) < 2:
+        return [piece] if piece else []
+    return list(dict.fromkeys(piece[i:i + 2] for i in range(len(piece) - 1)))
+
+
 def trigrams(run: str) -> list[str]:
-    grams: list[str] = []
-    for i in range(len(run) - 2):
-        gram = run[i:i + 3]
-        if gram not in grams:
-            grams.append(gram)
-    return grams
+    return list(dict.fromkeys(run[i:i + 3] for i in range(len(run) - 2)))
+
+
+def cjk_runs(text: str) -> list[str]:
+    return _CJK_RUN.findall(text)
 
 
 def like_pattern(term: str) -> str:

@@ -17,8 +17,9 @@ def make_snippet(text: str, terms: Sequence[str], *, width: int = SNIPPET_CHARS)
     """
     flat = " ".join(text.split())
     terms = [t for t in terms if t]
-    # A latin term also marks its inflections ("decide" → "decided"), as keyword search finds them.
-    parts = [re.escape(t) + (r"\w*" if t.isascii() and t.isalpha() else "")
+    # A latin term also marks its inflections ("decide" → "decided"), as keyword search finds them
+    # (Latin letters only: "nonebot插件" marks "nonebot", not the Chinese word glued to it).
+    parts = [re.escape(t) + ("[a-z]*" if t.isascii() and t.isalpha() else "")
              for t in sorted(terms, key=len, reverse=True)]
     pattern = re.compile("|".join(parts), re.IGNORECASE) if parts else None
     first = pattern.search(flat) if pattern else None
@@ -27,10 +28,16 @@ def make_snippet(text: str, terms: Sequence[str], *, width: int = SNIPPET_CHARS)
         start = first.start() - width // 3
     window = flat[start:start + width]
     if pattern:
-        window = pattern.sub(lambda m: f">>>{m.group(0)}<<<", window)
+        window = highlight(window, pattern)
     prefix = "…" if start > 0 else ""
     suffix = "…" if start + width < len(flat) else ""
     return f"{prefix}{window}{suffix}"
+
+
+def highlight(text: str, pattern: re.Pattern[str]) -> str:
+    """Mark every match ``>>>like this<<<``. Terms come longest first (``highlight_terms``), so a CJK
+    word is marked whole, and marks that touch are joined: "数据库" + "迁移" → ">>>数据库迁移<<<"."""
+    return pattern.sub(lambda m: f">>>{m.group(0)}<<<", text).replace("<<<>>>", "")
 
 
 def format_when(ts: float | None, tz: Any = None) -> str:

@@ -12,21 +12,21 @@ import logging
 import re
 import sqlite3
 import threading
+from array import array
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from . import deps, hermes_db
 from .chat_scope import CHAT_UNBOUND, bound_project, refusal
 from .fusion import rrf
-from .keyword import Filters, Hit, KeywordResult, keyword_search
+from .keyword import Filters, Hit, KeywordResult, ScopeMemo, keyword_search
 from .messages import message_text
 from .profile import profile_name
-from .query import ParsedQuery, QueryError, parse_query, trigrams
+from .query import ParsedQuery, QueryError, parse_query
 from .relevance import judge, script_of
 from .replies import asks, reply_to, with_replies
 from .request import SearchRequest
@@ -93,14 +93,18 @@ def public_place(place: dict[str, Any], projects: Sequence[dict[str, Any]]) -> d
 
 
 class ScopeMessageIds:
-    """Sorted message ids of a scope's sessions, cached and extended as new messages arrive."""
+    """Sorted message ids of a scope's sessions, cached and extended as new messages arrive, with
+    the keyword search's per-scope memo (id set, term statistics) kept beside them."""
 
     def __init__(self, size: int = 64) -> None:
-        self._cache: dict[str, tuple[np.ndarray, int, frozenset[str]]] = {}
+        self._cache: dict[str, tuple[array, int, frozenset[str], ScopeMemo]] = {}
         self._size = size
         self._lock = threading.Lock()
 
-    def get(self, conn: sqlite3.Connection, session_ids: Sequence[str], max_id: int) -> np.ndarray:
+    def get(self, conn: sqlite3.Connection, session_ids: Sequence[str], max_id: int) -> array:
+        return self.scope(conn, session_ids, max_id)[0]
+
+    def scope(self, conn: sqlite3.Connection, session_ids: Sequence[str], max_id: int) -> tuple[array, ScopeMemo]:
         key = hashlib.blake2b("\n".join(sorted(session_ids)).encode("utf-8", "surrogatepass"),
                               digest_size=16).hexdigest()
         with self._lock:
@@ -108,24 +112,25 @@ class ScopeMessageIds:
         if cached is not None and cached[1] >= max_id:
             # Another search already saw newer messages: this one must not see past its own max_id.
             ids = cached[0]
-            return ids if cached[1] == max_id else ids[: np.searchsorted(ids, max_id, "right")]
+            return (ids if cached[1] == max_id else ids[: bisect_right(ids, max_id)]), cached[3]
         if cached is None:
             members = frozenset(session_ids)
             rows = conn.execute("SELECT id FROM messages WHERE session_id IN (SELECT value FROM json_each(?))"
                                 " AND id <= ? ORDER BY id", (json.dumps(sorted(members)), max_id)).fetchall()
-            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            ids = array("q", (r[0] for r in rows))
+            memo = ScopeMemo()
         else:
-            ids, seen, members = cached
+            old, seen, members, memo = cached
             new = [r[0] for r in conn.execute("SELECT id, session_id FROM messages WHERE id > ? AND id <= ?",
                                               (seen, max_id)) if r[1] in members]
-            ids = np.concatenate([ids, np.asarray(new, dtype=np.int64)]) if new else ids
+            ids = old + array("q", new) if new else old
         with self._lock:
             current = self._cache.get(key)
             if current is None or current[1] < max_id:  # never replace a newer entry
                 if current is None and len(self._cache) >= self._size:
                     self._cache.pop(next(iter(self._cache)))
-                self._cache[key] = (ids, max_id, members)
-        return ids
+                self._cache[key] = (ids, max_id, members, memo)
+        return ids, memo
 
 
 class SearchEngine:
@@ -283,8 +288,9 @@ class SearchEngine:
     def _keyword(self, pq: ParsedQuery, filters: Filters, place: dict[str, Any]) -> KeywordResult:
         conn = self.connection()
         max_id = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
-        scope_ids = self.scope_messages.get(conn, self.scope_map().sessions_in(place), max_id)
-        return keyword_search(conn, pq, filters, scope_ids=scope_ids, total=max(1, max_id), limit=CANDIDATES)
+        scope_ids, memo = self.scope_messages.scope(conn, self.scope_map().sessions_in(place), max_id)
+        return keyword_search(conn, pq, filters, scope_ids=scope_ids, total=max(1, max_id), limit=CANDIDATES,
+                              cache=memo)
 
     @staticmethod
     def _relevant(ranked: list[dict[str, Any]], messages: dict[int, dict[str, Any]], pq: ParsedQuery,
@@ -362,7 +368,7 @@ class SearchEngine:
         messages = self._messages([h["message_id"] for h in ranked])
         relevant = self._relevant(ranked, messages, pq, outcome.baselines if outcome else {})
         best = group_by_conversation(relevant, smap.root_of, req.limit)
-        terms = [*pq.highlight_terms(), *(g for run in pq.cjk_long for g in trigrams(run))]
+        terms = pq.highlight_terms()
         titles = hermes_db.session_titles(
             self.connection(), sorted({smap.root_of.get(h["session_id"], h["session_id"]) for h in best}
                                       | {h["session_id"] for h in best}))
@@ -381,6 +387,8 @@ class SearchEngine:
                     and h["message_id"] not in shown and h["message_id"] in messages][:MORE_PER_ROW]
             results.append(result_row(hit, message, title, terms, answer=answer, more=more))
         out = {**base, "results": results, "sessions_in_scope": in_scope}
+        if notice := pq.notice(req.mode):  # an over-long query: say which part was searched
+            out["notice"] = notice
         if status is not None:
             out["semantic_status"] = status
         if status == "unavailable" and outcome and outcome.detail:

@@ -38,6 +38,17 @@ def in_session_context(session_id: str, fn):
     return contextvars.copy_context().run(run)
 
 
+@pytest.fixture(params=["scan", "fts"])
+def keyword_path(request, monkeypatch):
+    """Run a test on both keyword paths. A scope of up to SCAN_SCOPE_MAX messages is read whole;
+    "fts" forces the path big scopes take (FTS probes, candidates, the scope's term statistics)."""
+    from hermes_side import keyword
+
+    if request.param == "fts":
+        monkeypatch.setattr(keyword, "SCAN_SCOPE_MAX", 0)
+    return request.param
+
+
 @pytest.fixture
 def proj(world, loaded_plugin):
     """One explicit project folder with the plugin loaded."""
@@ -46,6 +57,7 @@ def proj(world, loaded_plugin):
     return folder
 
 
+@pytest.mark.usefixtures("keyword_path")
 class TestNaturalLanguageQuestions:
     QUESTION = "what did we decide about the deploy script?"
 
@@ -76,6 +88,17 @@ class TestNaturalLanguageQuestions:
 
         assert hit_ids(search(cur, self.QUESTION))[:2] == [strong, weak]
 
+    def test_a_word_finds_its_inflections(self, world, proj):
+        ing = world.session("we are deploying the gateway tonight", cwd=proj)
+        ed = world.session("the gateway was deployed on friday", cwd=proj)
+        world.session("lunch options near the office", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+
+        out = search(cur, "deploy", limit=10)
+
+        assert sorted(hit_ids(out)) == sorted([ing, ed])
+        assert {">>>deploying<<<", ">>>deployed<<<"} <= {w for r in out["results"] for w in r["snippet"].split()}
+
     def test_words_with_accents_are_found(self, world, proj):
         fr = world.session("le déploiement est prévu pour jeudi", cwd=proj)
         cur = world.session("salut", cwd=proj)
@@ -89,6 +112,7 @@ class TestNaturalLanguageQuestions:
         assert hit_ids(search(cur, "O'Brien")) == [rev]
 
 
+@pytest.mark.usefixtures("keyword_path")
 class TestScope:
     def test_explicit_project_covers_all_its_folders_and_nothing_else(self, world, loaded_plugin):
         code, notes, elsewhere = world.folder("hermes"), world.folder("notes/hermes"), world.folder("other")
@@ -196,6 +220,7 @@ class TestCurrentConversationIsExcluded:
         assert out["sessions_in_scope"] == 2
 
 
+@pytest.mark.usefixtures("keyword_path")
 class TestOneResultPerConversation:
     def test_compression_lineage_is_one_result_titled_by_its_root(self, world, proj):
         root = world.session("kestrel schema first draft", cwd=proj, title="Schema design")
@@ -260,6 +285,7 @@ def cjk_world(tmp_path_factory):
         yield w
 
 
+@pytest.mark.usefixtures("keyword_path")
 class TestCjkOfAnyLength:
     @pytest.mark.parametrize(("query", "stored"), CJK_CASES)
     def test_found(self, cjk_world, query, stored):
@@ -274,6 +300,70 @@ class TestCjkOfAnyLength:
         assert cjk_world.hits["数据库迁移先加列再回填"] in hit_ids(search(cjk_world.cur, query, limit=10))
 
 
+class TestTheFtsPathIsTheOneBigScopesTake:
+    def test_it_finds_what_lies_outside_the_scanned_window(self, world, proj, monkeypatch):
+        from hermes_side import keyword
+
+        old = world.session("the zeppelin decision from long ago", cwd=proj)
+        for i in range(4):
+            world.session(f"filler talk number {i}", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+        monkeypatch.setattr(keyword, "RECENT_FALLBACK", 3)
+
+        assert search(cur, "zeppelin")["results"] == []  # the scan reads only the newest 3 messages
+        monkeypatch.setattr(keyword, "SCAN_SCOPE_MAX", 0)
+        assert hit_ids(search(cur, "zeppelin")) == [old]  # Hermes' index finds it wherever it is
+
+    def test_long_cjk_words_come_from_the_trigram_index(self, world, proj, monkeypatch):
+        from hermes_side import keyword
+
+        old = world.session("我们最后选了蓝绿部署，回滚更快", cwd=proj)
+        for i in range(4):
+            world.session(f"无关的闲聊 {i}", cwd=proj)
+        cur = world.session("你好", cwd=proj)
+        monkeypatch.setattr(keyword, "RECENT_FALLBACK", 3)
+        monkeypatch.setattr(keyword, "SCAN_SCOPE_MAX", 0)
+
+        assert hit_ids(search(cur, "蓝绿部署")) == [old]
+        assert search(cur, "部署")["results"] == []  # two characters: only the newest messages (known limit)
+
+
+@pytest.mark.usefixtures("keyword_path")
+class TestChineseRanking:
+    """Chinese words are weighed like English ones: by how rare they are in the project."""
+
+    def test_the_message_with_the_rarer_word_ranks_first(self, world, proj):
+        for i in range(6):
+            world.session(f"今天部署了服务 {i}", cwd=proj)
+        rare = world.session("部署前先做回滚演练", cwd=proj)
+        cur = world.session("你好", cwd=proj)
+
+        assert hit_ids(search(cur, "部署 回滚演练"))[0] == rare
+
+    def test_whole_word_beats_scattered_characters(self, world, proj):
+        scattered = world.session("部门的署名都在库里", cwd=proj)
+        whole = world.session("数据库部署完成", cwd=proj)
+        cur = world.session("你好", cwd=proj)
+
+        assert hit_ids(search(cur, "数据库部署", limit=10)) == [whole]
+        assert scattered not in hit_ids(search(cur, "部署", limit=10))
+
+    def test_mixed_chinese_and_english_query(self, world, proj):
+        both = world.session("用 NoneBot 部署插件的步骤", cwd=proj)
+        world.session("NoneBot 的日志配置", cwd=proj)
+        world.session("插件市场的链接", cwd=proj)
+        cur = world.session("你好", cwd=proj)
+
+        assert hit_ids(search(cur, "部署 nonebot 插件", limit=10))[0] == both
+
+    def test_full_width_query_finds_half_width_text(self, world, proj):
+        sid = world.session("NoneBot2 插件 v2.1 已发布", cwd=proj)
+        cur = world.session("你好", cwd=proj)
+
+        assert hit_ids(search(cur, "ＮｏｎｅＢｏｔ２ 插件，发布？")) == [sid]
+
+
+@pytest.mark.usefixtures("keyword_path")
 class TestWhatIsNotHistory:
     def test_rewound_messages_are_skipped(self, world, proj):
         sid = world.session("kestrel kept message", "reply", cwd=proj)
@@ -401,6 +491,7 @@ def pq_world(tmp_path_factory):
         yield w
 
 
+@pytest.mark.usefixtures("keyword_path")
 class TestPrivacy:
     """Project P's session never returns project Q's messages."""
 
@@ -422,6 +513,7 @@ class TestPrivacy:
         assert search(pq_world.cur, "机密")["results"] == []
 
 
+@pytest.mark.usefixtures("keyword_path")
 class TestResultShape:
     def test_seed_result_shape(self, world, proj):
         sid = world.session("kestrel rollout decided on friday", cwd=proj, title="Rollout")
@@ -533,6 +625,21 @@ class TestFreshness:
 
         assert sorted(hit_ids(search(cur, "kestrel"))) == sorted([first, later])
         assert hit_ids(search(cur, "zeppelin")) == [first]
+
+    def test_a_long_question_finds_a_word_said_after_the_last_search(self, world, proj):
+        # A question of many words is read through its rarest ones, judged by the scope's term
+        # statistics; a word newer than those statistics must still count.
+        for i in range(6):
+            world.session(f"deploy script rollback plan release notes checklist review {i}", cwd=proj)
+        quiet = world.session("lunch options near the office", cwd=proj)
+        cur = world.session("hello", cwd=proj)
+        question = "deploy script rollback plan release notes checklist review zeppelin"
+        self.settle(cur)
+        search(cur, question)  # the scope's statistics are built now
+
+        world.db.append_message(quiet, "assistant", "the zeppelin is grounded")
+
+        assert quiet in hit_ids(search(cur, question, limit=10))
 
     def test_session_archived_after_a_search_disappears(self, world, proj):
         gone = world.session("kestrel soon archived", cwd=proj)

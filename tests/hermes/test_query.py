@@ -12,7 +12,18 @@ from datetime import datetime
 
 import pytest
 
-from hermes_side.query import MAX_QUERY_CHARS, QueryError, fts_quote, like_pattern, parse_query, trigrams
+from hermes_side.keyword import doc_terms
+from hermes_side.query import (
+    EMBED_BUDGET,
+    MAX_QUERY_CHARS,
+    MAX_TERMS,
+    QueryError,
+    fold,
+    fts_quote,
+    like_pattern,
+    parse_query,
+    trigrams,
+)
 from hermes_side.request import RequestError, parse_search_args
 
 NOW = datetime(2026, 9, 10, 12, 0).timestamp()
@@ -34,28 +45,96 @@ class TestNaturalLanguageQuestions:
 
 
 class TestCjkQueries:
-    def test_long_run_goes_to_the_trigram_index_without_question_words(self):
+    def test_long_run_is_cut_at_question_words_and_searched_as_bigrams(self):
         pq = parse_query("上次数据库迁移怎么定的")
-        assert pq.cjk_long == ("数据库迁移",)
+        assert pq.cjk == ("数据库迁移",)  # "定" alone is dropped: a lone character matches half the corpus
+        assert pq.cjk_grams == ("数据", "据库", "库迁", "迁移")
         assert pq.words == ()
 
-    def test_two_character_word_goes_to_like(self):
+    def test_two_character_word_is_one_bigram(self):
         pq = parse_query("部署")
-        assert pq.cjk_short == ("部署",) and pq.cjk_long == ()
+        assert pq.cjk == ("部署",) and pq.cjk_grams == ("部署",)
 
     def test_single_character_is_searched_when_it_is_all_there_is(self):
-        assert parse_query("库").cjk_short == ("库",)
+        assert parse_query("库").cjk_grams == ("库",)
 
     def test_mixed_latin_and_cjk_keeps_both(self):
-        pq = parse_query("deploy 蓝绿部署")
-        assert pq.words == ("deploy",) and pq.cjk_long == ("蓝绿部署",)
+        pq = parse_query("部署 nonebot 插件")
+        assert pq.words == ("nonebot",) and pq.cjk == ("部署", "插件")
 
-    def test_korean_and_japanese_are_cjk_runs(self):
-        assert parse_query("배포 스크립트").cjk_long == ("스크립트",)
-        assert parse_query("デプロイ手順").cjk_long == ("デプロイ手順",)
+    def test_full_width_letters_digits_and_punctuation_are_folded(self):
+        pq = parse_query("ＮｏｎｅＢｏｔ　插件，部署？Ｅ１２３")
+        assert pq.words == ("nonebot", "e123") and pq.cjk == ("插件", "部署")
+
+    def test_characters_that_also_start_words_do_not_cut_them(self):
+        # 在/对/还 are function words, but also half of 在家, 对话, 还原: those words stay whole.
+        assert parse_query("在家 对话 还原").cjk == ("在家", "对话", "还原")
+
+    def test_korean_and_japanese_are_cjk_pieces(self):
+        assert parse_query("배포 스크립트").cjk == ("배포", "스크립트")
+        assert parse_query("デプロイ手順").cjk_grams == ("デプ", "プロ", "ロイ", "イ手", "手順")
 
     def test_trigrams_cover_the_run(self):
         assert trigrams("数据库迁移") == ["数据库", "据库迁", "库迁移"]
+
+
+class TestCjkTokenisationOnRealQueries:
+    """Queries and messages of the LoCoMo-zh dev split, pinned: what is searched and what matches."""
+
+    @pytest.mark.parametrize(("query", "words", "pieces"), [
+        ("慈善跑 心理健康 发声 意识 意义", (), ("慈善跑", "心理健康", "发声", "意识", "意义")),
+        ("Becoming Nicole 书 收获 自我接纳 支持 希望", ("becoming", "nicole"), ("收获", "自我接纳", "支持", "希望")),
+        ("画画 多久 开始 17岁 创作", ("17",), ("画画", "多久", "开始", "创作")),
+        ("The Alchemist 牧羊少年奇幻之旅 梦想", ("alchemist",), ("牧羊少年奇幻之旅", "梦想")),
+    ])
+    def test_query_terms(self, query, words, pieces):
+        pq = parse_query(query)
+        assert (pq.words, pq.cjk) == (words, pieces)
+
+    def test_query_bigrams(self):
+        assert parse_query("慈善跑 心理健康 发声").cjk_grams == ("慈善", "善跑", "心理", "理健", "健康", "发声")
+
+    def test_message_terms(self):
+        text = "称赞对方参加慈善跑很有意义，为心理健康发声很值得"
+        terms = doc_terms(text)
+        assert {"慈善", "善跑", "心理", "健康", "发声", "意义"} <= set(terms)
+        assert "义为" not in terms  # punctuation ends a run: no bigram across "，"
+
+    def test_message_with_latin_names(self):
+        terms = doc_terms(fold("Caroline：说上周笔记本电脑崩溃、所有作品都丢了"))
+        assert terms["caroline"] == 1 and terms["电脑"] == 1 and "崩溃" in terms
+
+    def test_query_bigrams_are_found_in_the_message_they_came_from(self):
+        pq = parse_query("慈善跑 心理健康 发声 意识 意义")
+        terms = doc_terms("称赞对方参加慈善跑很有意义，为心理健康发声很值得，为她感到骄傲")
+        assert [g for g in pq.cjk_grams if g not in terms] == ["意识"]  # the one word the message lacks
+
+
+class TestTermBound:
+    def test_a_normal_question_is_not_bounded(self):
+        assert parse_query("请帮我找找关于生产环境部署脚本回滚流程的记录").notice() is None
+
+    def test_hundreds_of_distinct_words_are_announced(self):
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        pq = parse_query(" ".join(f"{a}{b}" for a in letters for b in letters)[:MAX_QUERY_CHARS])
+        assert pq.term_count > 600 and f"only the {MAX_TERMS} most distinctive" in pq.notice("keyword")
+
+    def test_the_embedder_reads_a_bounded_prefix(self):
+        long_zh = parse_query("部署" * 900)
+        long_en = parse_query(" ".join(["deploy"] * 280))
+        assert len(long_zh.text) == EMBED_BUDGET and long_zh.full_text == "部署" * 900
+        assert EMBED_BUDGET <= len(long_en.text) <= 2 * EMBED_BUDGET and long_en.text.endswith("deploy")
+        assert "semantic search read its first" in long_zh.notice("semantic")
+        assert long_zh.notice("keyword") is None
+
+    def test_a_normal_question_reaches_the_embedder_whole(self):
+        pq = parse_query("what did we decide about the deploy script last week, and who signed it off?")
+        assert pq.text == "what did we decide about the deploy script last week, and who signed it off?"
+        assert pq.full_text == ""
+
+    def test_highlight_terms_are_bounded(self):
+        pq = parse_query("".join(chr(0x4E00 + i) for i in range(1500)))
+        assert len(pq.highlight_terms()) < 100
 
 
 HOSTILE = ["foo AND (", '"unbalanced', "NEAR(", "col:val", "*", "-x", "a OR", "NOT", "^start",
