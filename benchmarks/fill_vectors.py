@@ -1,10 +1,14 @@
-"""Fill a benchmark home's embedding index with RANDOM unit vectors for one project.
+"""Fill a benchmark home's embedding index with RANDOM unit vectors (and random latent terms) for one project.
 
 For latency and memory measurements only: embedding 100k messages with the real model takes over
 an hour on a 2-core machine, while a vector scan's cost and the process's memory do not depend on
-what the vectors say. Rows get ``content_hash = "synthetic-random-vector"`` and the project's
-index markers are advanced, so searches report ``ready`` and never start a catch-up. Retrieval
-quality must never be measured on such a home; use a copy of the synth home, not a real profile.
+what the vectors say. Latent terms (128 per message, as the local model stores them) are drawn
+at random with each term's frequency in the real terms of 400 of the project's messages (the local
+model run on them), so a real query's terms have posting lists as long as real text gives them —
+scoring cost depends on that, not on which rows the terms land on. Rows get
+``content_hash = "synthetic-random-vector"`` and the project's index markers are advanced, so
+searches report ``ready`` and never start a catch-up. Retrieval quality must never be measured
+on such a home; use a copy of the synth home, not a real profile.
 
     .venv/bin/python benchmarks/fill_vectors.py --home benchmarks/out/synth1m_vec --bucket 100k
 """
@@ -34,8 +38,9 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from hermes_side.embedding import load_settings, make_embedder, store
     from hermes_side.embedding.indexer import chunker_key
+    from hermes_side.embedding.terms import TERMS_PER_TEXT, encode_terms
     from hermes_side.embedding.vectors import encode
-    from hermes_side.messages import ELIGIBLE_MESSAGE_SQL
+    from hermes_side.messages import ELIGIBLE_MESSAGE_SQL, message_text
     from hermes_side.search import SearchEngine
 
     project = json.loads((home / "synth_manifest.json").read_text())["buckets"][args.bucket]
@@ -47,8 +52,15 @@ def main() -> None:
             f" WHERE {ELIGIBLE_MESSAGE_SQL}"
             " AND m.session_id IN (SELECT value FROM json_each(?)) ORDER BY m.id", (json.dumps(sessions),)).fetchall()
     settings = load_settings(home)
-    fingerprint = make_embedder(home, settings).fingerprint
+    embedder = make_embedder(home, settings)
+    fingerprint = embedder.fingerprint
     rng = np.random.default_rng(args.seed)
+    sample = [int(i) for i in rng.choice(len(rows), min(400, len(rows)), replace=False)]
+    with engine.leased() as conn:
+        texts = [message_text(r[0]) for r in conn.execute(
+            "SELECT content FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps([rows[i][0] for i in sample]),))]
+    freq = term_frequencies(embedder, texts)
     db = store.connect(home)
     t0 = time.time()
     try:
@@ -56,8 +68,10 @@ def main() -> None:
             part = rows[start:start + 5000]
             vecs = rng.standard_normal((len(part), 384)).astype(np.float32)
             vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-            chunk_rows = [store.ChunkRow(sid, mid, 0, SYNTHETIC, blob)
-                          for (mid, sid), blob in zip(part, encode(vecs), strict=True)]
+            term_blobs = [encode_terms(rng.choice(len(freq), TERMS_PER_TEXT, replace=False, p=freq),
+                                       rng.random(TERMS_PER_TEXT) + 0.01) for _ in part]
+            chunk_rows = [store.ChunkRow(sid, mid, 0, SYNTHETIC, blob, terms)
+                          for (mid, sid), blob, terms in zip(part, encode(vecs), term_blobs, strict=True)]
             marks: dict[str, int] = {}
             for mid, sid in part:
                 marks[sid] = max(marks.get(sid, 0), mid)
@@ -65,6 +79,18 @@ def main() -> None:
     finally:
         db.close()
     print(f"{len(rows)} messages of {project} ({args.bucket}) given random vectors in {time.time() - t0:.1f} s")
+
+
+def term_frequencies(embedder, texts: list[str]) -> np.ndarray:
+    """How often each latent term occurs in the real terms of ``texts``, as probabilities."""
+    from hermes_side.embedding.terms import decode_terms
+
+    counts = np.zeros(1 << 14, np.float64)
+    for blob in embedder.embed_terms(texts) or []:
+        ids, _ = decode_terms(blob)
+        np.add.at(counts, ids.astype(np.int64), 1.0)
+    counts += 0.01  # every term possible
+    return counts / counts.sum()
 
 
 if __name__ == "__main__":

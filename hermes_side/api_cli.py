@@ -54,9 +54,14 @@ def run_serve(args: argparse.Namespace) -> None:
 
 def _limit_malloc_arenas() -> None:
     """Keep glibc from giving every worker thread its own malloc arena: each arena keeps the
-    memory its thread freed, and 32 concurrent clients grew the API process from 160 to 310 MB."""
+    memory its thread freed, and 32 concurrent clients grew the API process from 160 to 310 MB.
+    And give every block of 1 MB or more its own mapping, returned on free: glibc otherwise raises
+    that threshold after the first big free, and the index's load-time temporaries (tens of MB,
+    see embedding/terms.py) then stay in the heap for the life of the process."""
     import contextlib
     import ctypes
 
     with contextlib.suppress(OSError, AttributeError):  # not glibc (macOS, musl): nothing to tune
-        ctypes.CDLL("libc.so.6").mallopt(-8, 2)  # M_ARENA_MAX = 2
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-8, 2)  # M_ARENA_MAX = 2
+        libc.mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD = 1 MB

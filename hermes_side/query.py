@@ -186,14 +186,14 @@ def parse_query(raw: str) -> ParsedQuery:
     return ParsedQuery(text=cut, words=tuple(words), cjk=tuple(pieces), full_text=text if cut != text else "")
 
 
-def embed_text(text: str) -> str:
-    """``text`` cut to about ``EMBED_BUDGET`` model tokens (a CJK character ≈ 1, other text ≈ 1 per
+def embed_text(text: str, budget: int = EMBED_BUDGET) -> str:
+    """``text`` cut to about ``budget`` model tokens (a CJK character ≈ 1, other text ≈ 1 per
     2 characters), at a space when there is one. Embedding time grows with the tokens: a
     2,000-character query took 0.8–1.6 s with the local model, a question of 30 tokens 20–30 ms."""
     cost = 0.0
     for i, ch in enumerate(text):
         cost += 1.0 if CJK_CHAR.match(ch) else 0.5
-        if cost > EMBED_BUDGET:
+        if cost > budget:
             head = text[:i]
             space = head.rfind(" ")
             return head[:space] if space > len(head) // 2 else head

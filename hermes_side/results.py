@@ -46,20 +46,38 @@ def format_when(ts: float | None, tz: Any = None) -> str:
     return datetime.fromtimestamp(ts, tz).strftime("%Y-%m-%d %H:%M")
 
 
+# A conversation's rank counts its other good hits too, each worth a tenth of the one before it:
+# of two conversations whose best turns tie, the one with more turns about the question leads.
+# Measured on LoCoMo dev (hybrid, one run; English session hit@3 / Chinese history row msg@1):
+# best hit alone 0.861 / 0.905; decay 0.1 0.870 / 0.897; 0.25 0.870 / 0.885; 0.5 0.871 / 0.779 —
+# a stronger pull lets a conversation of loosely related turns push the answer out of first place.
+CONVERSATION_HITS = 3
+CONVERSATION_DECAY = 0.1
+
+
 def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str],
                           limit: int) -> list[Mapping[str, Any]]:
-    """Keep each conversation's best hit, in rank order, at most ``limit`` conversations."""
-    seen: set[str] = set()
-    best: list[Mapping[str, Any]] = []
+    """Each conversation's best hit, at most ``limit`` conversations, best conversation first.
+
+    Hits come best first; a hit's ``score`` (the fused score) ranks conversations by their best
+    ``CONVERSATION_HITS`` messages, decayed. A reply pulled in after its question (``reply_to``)
+    adds nothing of its own. Without scores, conversations keep the order of their best hit.
+    """
+    best: dict[str, Mapping[str, Any]] = {}
+    scores: dict[str, list[float]] = {}
     for hit in hits:
         root = root_of.get(hit["session_id"], hit["session_id"])
-        if root in seen:
-            continue
-        seen.add(root)
-        best.append(hit)
-        if len(best) >= limit:
-            break
-    return best
+        best.setdefault(root, hit)
+        if "reply_to" not in hit:
+            scores.setdefault(root, []).append(float(hit.get("score") or 0.0))
+    order = {root: n for n, root in enumerate(best)}
+
+    def weight(root: str) -> float:
+        top = sorted(scores.get(root, []), reverse=True)[:CONVERSATION_HITS]
+        return sum(s * CONVERSATION_DECAY ** i for i, s in enumerate(top))
+
+    ranked = sorted(best, key=lambda root: (-weight(root), order[root]))
+    return [best[root] for root in ranked[:limit]]
 
 
 ANSWER_CHARS = 120

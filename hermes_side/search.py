@@ -27,7 +27,7 @@ from .keyword import Filters, Hit, KeywordResult, ScopeMemo, keyword_search
 from .messages import message_text
 from .profile import profile_name
 from .query import ParsedQuery, QueryError, parse_query
-from .relevance import judge, script_of
+from .relevance import judge, keyword_list_weight, script_of
 from .replies import asks, reply_to, with_replies
 from .request import SearchRequest
 from .results import group_by_conversation, result_row
@@ -272,13 +272,18 @@ class SearchEngine:
         kw_ids = {h.message_id for h in kw}
         sem_ids = {mid for mid, _ in sem}
         cosine = {mid: score for mid, _, score in outcome.hits if mid in sem_ids} if outcome else {}
-        fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]], k=RRF_K)
+        weights = None
+        if kw and sem:
+            texts = self._messages([h.message_id for h in kw])
+            weights = [keyword_list_weight([m["text"] for m in texts.values()], pq.highlight_terms()), 1.0]
+        fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]], k=RRF_K, weights=weights)
         ranked = [{
             "message_id": mid,
             "session_id": session_of[mid],
             "score_source": _source(mid in kw_ids, mid in cosine),
             "cosine": cosine.get(mid),
-        } for mid, _ in fused]
+            "score": score,
+        } for mid, score in fused]
         ranked = with_replies(self.connection(), ranked)
         for hit in ranked:  # a pulled-in reply is judged by its own meaning where it has a score
             if "reply_to" in hit:

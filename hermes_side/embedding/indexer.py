@@ -86,8 +86,10 @@ class _Batch:
 
 def chunker_key(settings: EmbeddingSettings) -> str:
     """Markers are per chunking too: new chunk sizes or composition rescan (and re-embed only what
-    changed). ``alone``: a chunk holds its message's text only (no previous-turn context)."""
-    return f"{settings.chunk_size}/{settings.chunk_overlap}/alone"
+    changed). ``alone``: a chunk holds its message's text only (no previous-turn context);
+    ``terms``: the local model also stores each chunk's latent terms (``terms.py``), so an index
+    built before them is walked again and its chunks get terms."""
+    return f"{settings.chunk_size}/{settings.chunk_overlap}/alone" + ("" if settings.remote else "/terms")
 
 
 def build_index(
@@ -144,6 +146,8 @@ class _Run:
         self.home, self.settings, self.embedder, self.scope, self.stats = home, settings, embedder, scope, stats
         self.fp = embedder.fingerprint
         self.chunker = chunker_key(settings)
+        # Only a provider that has latent terms asks for them (a remote one is never called here).
+        self.terms = embedder.embed_terms([]) is not None
 
     def execute(self, progress, stop_event, limit, reconcile, rebuild) -> None:
         if rebuild:  # a damaged index cannot be cleared row by row: start over beside it
@@ -278,7 +282,8 @@ class _Run:
         yield from self._flush(lookup, group, batch, final=True)
 
     def _flush(self, lookup, group, batch: _Batch, final: bool = False) -> Iterator[_Batch]:
-        existing = store.existing_chunks(lookup, self.fp, [row[0] for _, row in group]) if group else {}
+        existing = store.existing_chunks(lookup, self.fp, [row[0] for _, row in group],
+                                         with_terms=self.terms) if group else {}
         for tail, (message_id, session_id, content, _previous) in group:
             msg = self._message(message_id, session_id, content, tail, existing.get(message_id, {}))
             batch.messages.append(msg)
@@ -309,10 +314,12 @@ class _Run:
     def _write(self, db, batch: _Batch) -> None:
         texts = [c.text for m in batch.messages for c in m.todo]
         vectors = self.embedder.embed_passages(texts) if texts else None
+        terms = iter((self.embedder.embed_terms(texts) if self.terms and texts else None) or [None] * len(texts))
         rows, stale, marks = [], [], {}
         blobs = iter(encode(vectors)) if vectors is not None else iter(())
         for m in batch.messages:
-            rows.extend(store.ChunkRow(m.session_id, m.id, c.index, c.content_hash, next(blobs)) for c in m.todo)
+            rows.extend(store.ChunkRow(m.session_id, m.id, c.index, c.content_hash, next(blobs), next(terms))
+                        for c in m.todo)
             stale.extend(m.stale)
             if m.tail:
                 key = store.ALL if self.scope is None else m.session_id

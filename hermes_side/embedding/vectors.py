@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from . import store
+from .terms import TermIndex
 
 _BLOCK = 4096
 _PAGE = 8192
@@ -86,13 +87,14 @@ class VectorIndex:
         self._scales = np.zeros(capacity, np.float32)
         self._messages = np.zeros(capacity, np.int64)
         self._session_of = np.zeros(capacity, np.int32)
+        self.terms = TermIndex()
 
     def __len__(self) -> int:
         return self.n
 
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self._q8, self._scales, self._messages, self._session_of))
+        return sum(a.nbytes for a in (self._q8, self._scales, self._messages, self._session_of)) + self.terms.nbytes
 
     # -- loading ------------------------------------------------------------------------------
 
@@ -112,6 +114,7 @@ class VectorIndex:
                     ).fetchone()[0]
                     self._reset(total, store.model_dim(conn, self.fingerprint) or 0)
                 self._load(store.chunks_after(conn, self.fingerprint, self.last_chunk_id))
+                self.terms.settle()
                 self._generation = gen
                 self._data_version = version
             finally:
@@ -130,6 +133,7 @@ class VectorIndex:
             q8, scales = decode(blobs, dim)
             codes = np.fromiter((self._code(row[1]) for row in page), np.int32, len(page))
             messages = np.fromiter((row[2] for row in page), np.int64, len(page))
+            self.terms.append(self.n, [row[4] for row in page])
             self._append(q8, scales, messages, codes)
             self.last_chunk_id = page[-1][0]
 
@@ -171,9 +175,7 @@ class VectorIndex:
             codes = [self.session_codes[s] for s in session_ids if s in self.session_codes]
         if not n or not codes or limit <= 0 or q8.shape[1] != len(query):
             return []
-        wanted = np.zeros(len(sessions), bool)
-        wanted[codes] = True
-        rows = np.flatnonzero(wanted[session_of[:n]])
+        rows = _rows_of(codes, len(sessions), session_of[:n])
         if not len(rows):
             return []
         # Scoring everything and picking is cheaper than gathering when most rows are in scope.
@@ -182,6 +184,41 @@ class VectorIndex:
         else:
             scores = score_rows(q8, scales, query, rows)
         return _top_messages(scores, messages[rows], session_of[rows], sessions, limit)
+
+    def search_terms(self, query_terms: np.ndarray, session_ids: Iterable[str],
+                     limit: int) -> list[tuple[int, str, float]]:
+        """Best ``limit`` messages of these sessions by latent terms (``terms.py``): (message_id,
+        session_id, max chunk term cosine); empty when no row has terms."""
+        with self._lock:
+            n, messages, session_of, sessions = self.n, self._messages, self._session_of, list(self.sessions)
+            codes = [self.session_codes[s] for s in session_ids if s in self.session_codes]
+            terms = self.terms.snapshot()
+        if not n or not codes or limit <= 0 or not terms.rows_with_terms:
+            return []
+        rows = _rows_of(codes, len(sessions), session_of[:n])
+        scores = terms.scores(query_terms, n)[rows]
+        keep = scores > 0
+        return _top_messages(scores[keep], messages[rows][keep], session_of[rows][keep], sessions, limit) \
+            if keep.any() else []
+
+    def cosines(self, query: np.ndarray, message_ids: Iterable[int]) -> dict[int, float]:
+        """The dense cosine of given messages (max over their chunks), for hits found another way."""
+        wanted = np.fromiter(message_ids, np.int64)
+        with self._lock:
+            n, q8, scales, messages = self.n, self._q8, self._scales, self._messages
+        if not n or not len(wanted) or q8.shape[1] != len(query):
+            return {}
+        rows = np.flatnonzero(np.isin(messages[:n], wanted))
+        out: dict[int, float] = {}
+        for mid, score in zip(messages[rows].tolist(), score_rows(q8, scales, query, rows).tolist(), strict=True):
+            out[mid] = max(score, out.get(mid, -1.0))
+        return out
+
+
+def _rows_of(codes: list[int], n_sessions: int, session_of: np.ndarray) -> np.ndarray:
+    wanted = np.zeros(n_sessions, bool)
+    wanted[codes] = True
+    return np.flatnonzero(wanted[session_of])
 
 
 def _top_messages(scores, messages, session_of, sessions, limit) -> list[tuple[int, str, float]]:

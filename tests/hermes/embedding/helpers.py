@@ -74,6 +74,12 @@ class Counting:
         self.passages.extend(texts)
         return self.inner.embed_passages(texts)
 
+    def embed_terms(self, texts: list[str]):
+        return self.inner.embed_terms(texts)
+
+    def query_terms(self, text: str):
+        return self.inner.query_terms(text)
+
 
 def free_port() -> int:
     with socket.socket() as s:
