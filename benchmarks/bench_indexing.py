@@ -100,7 +100,7 @@ def bench_indexing(n: int, batch_size: int, segment: int) -> dict:
     state = connect_ro(home)
     per_message = [[c.text for c in chunk_text(message_text(content), chunk_size=settings.chunk_size,
                                                overlap=settings.chunk_overlap, count_tokens=model.count_tokens)]
-                   for _, _, content in rows_after(state, 0, 10**12, None)]
+                   for _, _, content, *_ in rows_after(state, 0, 10**12, None)]
     state.close()
 
     def raw(texts: list[str]) -> tuple[float, float]:

@@ -50,6 +50,8 @@ def test_the_keyword_list_counts_as_much_as_the_query_words_it_found():
     english = ["We adopted a beagle named Max from the shelter.", "Max loves the park."]
     # the same language: every word found somewhere in the hits, the list counts fully
     assert keyword_list_weight(english, ["adopted", "beagle", "shelter"]) == 1.0
-    # a Chinese question over English history: only the name matched, the list barely counts
-    assert keyword_list_weight(english, ["领养", "小狗", "名字", "Max"]) == 0.25
+    assert keyword_list_weight(english, ["adopted", "beagle", "cat", "dog"]) == 1.0  # half the words: full
+    # a Chinese question over English history: only the name matched, the list counts half
+    assert keyword_list_weight(english, ["领养", "小狗", "名字", "Max"]) == 0.5
+    assert keyword_list_weight(english, ["领养", "小狗", "名字", "周末", "公园", "Max"]) == 1 / 3
     assert keyword_list_weight([], ["beagle"]) == 0.0
