@@ -89,7 +89,8 @@ def chunker_key(settings: EmbeddingSettings) -> str:
     changed). ``alone``: a chunk holds its message's text only (no previous-turn context);
     ``terms``: the local model also stores each chunk's latent terms (``terms.py``), so an index
     built before them is walked again and its chunks get terms."""
-    return f"{settings.chunk_size}/{settings.chunk_overlap}/alone" + ("" if settings.remote else "/terms")
+    terms = settings.latent_terms and not settings.remote
+    return f"{settings.chunk_size}/{settings.chunk_overlap}/alone" + ("/terms" if terms else "")
 
 
 def build_index(
@@ -147,7 +148,7 @@ class _Run:
         self.fp = embedder.fingerprint
         self.chunker = chunker_key(settings)
         # Only a provider that has latent terms asks for them (a remote one is never called here).
-        self.terms = embedder.embed_terms([]) is not None
+        self.terms = settings.latent_terms and embedder.embed_terms([]) is not None
 
     def execute(self, progress, stop_event, limit, reconcile, rebuild) -> None:
         if rebuild:  # a damaged index cannot be cleared row by row: start over beside it

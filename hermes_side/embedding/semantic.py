@@ -121,7 +121,8 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str |
     db = open_store_if_exists(home)
     try:
         pending = pending_sessions(state, db, embedder.fingerprint, settings, scope)
-        hits, baselines = _hits(home, state, embedder, query, scope, top_k) if db is not None and scope else ([], {})
+        hits, baselines = _hits(home, state, embedder, query, scope, top_k, settings.latent_terms) \
+            if db is not None and scope else ([], {})
     finally:
         state.close()
         if db is not None:
@@ -131,8 +132,8 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str |
     return SemanticHits(status, hits, detail, baselines)
 
 
-def _hits(home: Path, state, embedder, query: str, scope: list[str],
-          top_k: int) -> tuple[list[tuple[int, str, float]], dict[str, float]]:
+def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int,
+          latent_terms: bool = True) -> tuple[list[tuple[int, str, float]], dict[str, float]]:
     index = get_index(store.store_path(home), embedder.fingerprint)
     if not len(index) or top_k <= 0:
         return [], {}  # nothing to compare with: do not embed (or send) the query at all
@@ -140,7 +141,7 @@ def _hits(home: Path, state, embedder, query: str, scope: list[str],
     query_vec = np.asarray(vector, np.float32)
     baselines = {script: float(np.max(lines @ query_vec)) for script, lines in null_vectors(embedder).items()}
     short = embed_text(query, TERMS_BUDGET) == query
-    blob = embedder.query_terms(query) if short and index.terms.rows_with_terms else None
+    blob = embedder.query_terms(query) if latent_terms and short and index.terms.rows_with_terms else None
     terms = query_weights(blob) if blob else None
     want = top_k + 8
     for _ in range(_RECHECK_ROUNDS):

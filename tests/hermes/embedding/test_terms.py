@@ -133,3 +133,31 @@ def test_a_chinese_question_finds_the_english_message(history, settings, local_m
     assert res.status == "ready"
     assert res.hits[0][0] == ids[0]
     assert all(-1.0 <= score <= 1.0 for _, _, score in res.hits)  # dense cosines, for relevance
+
+
+def test_an_operator_can_turn_latent_terms_off_and_on_again(history, settings, local_model):
+    """``embedding.latent_terms: false`` indexes vectors only (about twice as fast); turning it on
+    again walks the index once more and adds the terms."""
+    from dataclasses import replace
+
+    from hermes_side.embedding.settings import SettingsError, parse_settings
+
+    assert parse_settings({"latent_terms": False}).latent_terms is False
+    with pytest.raises(SettingsError, match="latent_terms must be true or false"):
+        parse_settings({"latent_terms": "no"})
+    ids = history.session("s1", "I finally adopted a rescue dog, a beagle named Max.", "Lunch at the ramen place?")
+    off = replace(settings, latent_terms=False)
+    assert build_index(history.home, off, embedder=Counting(local_model)).chunks_embedded == 2
+    conn = store.connect(history.home)
+    try:
+        assert [r[0] for r in conn.execute("SELECT terms FROM chunks")] == [None, None]
+    finally:
+        conn.close()
+    res = semantic_search(history.home, "beagle adopted", ["s1"], top_k=2, settings=off)
+    assert res.status == "ready" and res.hits[0][0] == ids[0]  # the vectors alone still answer
+    assert build_index(history.home, settings, embedder=Counting(local_model)).chunks_embedded == 2
+    conn = store.connect(history.home)
+    try:
+        assert all(r[0] for r in conn.execute("SELECT terms FROM chunks"))
+    finally:
+        conn.close()
