@@ -249,8 +249,10 @@ class SearchEngine:
         return ranked, outcome.status if outcome else None
 
     def _rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
-              req: SearchRequest) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
-        """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status."""
+              req: SearchRequest, fetched: dict[int, dict[str, Any]] | None = None,
+              ) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
+        """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status.
+        Messages read on the way (the keyword hits') are added to ``fetched`` for the caller."""
         filters = Filters(ids, after=req.after, before=req.before)
         keyword = self._keyword(pq, filters, place)
         kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
@@ -275,6 +277,8 @@ class SearchEngine:
         weights = None
         if kw and sem:
             texts = self._messages([h.message_id for h in kw])
+            if fetched is not None:
+                fetched.update(texts)
             weights = [keyword_list_weight([m["text"] for m in texts.values()], pq.highlight_terms()), 1.0]
         fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]], k=RRF_K, weights=weights)
         ranked = [{
@@ -368,9 +372,10 @@ class SearchEngine:
         if not ids:
             return {**base, "results": [], "message": NO_OTHERS if session_id else "No sessions in this project",
                     "sessions_in_scope": in_scope}
-        ranked, outcome = self._rank(pq, req.mode, place, ids, req)
+        messages: dict[int, dict[str, Any]] = {}
+        ranked, outcome = self._rank(pq, req.mode, place, ids, req, messages)
         status = outcome.status if outcome else None
-        messages = self._messages([h["message_id"] for h in ranked])
+        messages |= self._messages([h["message_id"] for h in ranked if h["message_id"] not in messages])
         relevant = self._relevant(ranked, messages, pq, outcome.baselines if outcome else {})
         best = group_by_conversation(relevant, smap.root_of, req.limit)
         terms = pq.highlight_terms()
