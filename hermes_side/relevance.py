@@ -65,15 +65,36 @@ def word_coverage(text: str, terms: Sequence[str]) -> float:
     return sum(_found(t, folded) for t in terms) / len(terms)
 
 
-def keyword_list_weight(texts: Sequence[str], terms: Sequence[str]) -> float:
-    """How much the keyword list counts when fused with the semantic one: full weight once its hits
+def translated_coverage(text: str, concepts: Sequence[Sequence[str]]) -> float:
+    """Share of a Chinese query's words (each with its English translations, ``translate.Concept.forms``)
+    found in ``text`` in either language; an English form must start a word ("art" is not in "start")."""
+    if not concepts:
+        return 0.0
+    folded = fold(text)
+    return sum(max(_found(fold(f), folded) if CJK_CHAR.search(f) else _found_word(fold(f), folded)
+                   for f in forms) for forms in concepts) / len(concepts)
+
+
+def keyword_list_weight(texts: Sequence[str], terms: Sequence[str],
+                        concepts: Sequence[Sequence[str]] | None = None) -> float:
+    """How much a keyword list counts when fused with the semantic one: full weight once its hits
     hold half of the query's words, less below. A Chinese question over English history matches a
     name or two, and that list is mostly noise. Measured on LoCoMo dev (hybrid; see
     benchmarks/README.md): Chinese questions over English history msg@5 0.783 at full weight, 0.810
-    with this; English and Chinese history within ±0.01, except English session hit@3 +0.005."""
+    with this; English and Chinese history within ±0.01, except English session hit@3 +0.005.
+    The list of translated words (``concepts`` given) is weighed by the concepts it found."""
     if not texts:
         return 0.0
-    return min(1.0, KEYWORD_COVERAGE_SCALE * word_coverage("\n".join(texts), terms))
+    joined = "\n".join(texts)
+    found = translated_coverage(joined, concepts) if concepts is not None else word_coverage(joined, terms)
+    return min(1.0, KEYWORD_COVERAGE_SCALE * found)
+
+
+def _found_word(word: str, text: str) -> float:
+    """An English word at a word start, with its inflections ("celebrate" finds "celebrated")."""
+    head = word[:max(4, len(word) - 3)] if word.isalpha() and len(word) >= 5 else word
+    tail = r"" if head != word else r"(?:s|es|ed|ing)?\b"
+    return 1.0 if re.search(r"\b" + re.escape(head) + tail, text) else 0.0
 
 
 def _found(term: str, text: str) -> float:
@@ -103,12 +124,15 @@ def meaning_score(margin: float | None, cross_script: bool = False) -> float:
 
 
 def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms: Sequence[str],
-          query_script: str, keyword_hit: bool = False) -> Relevance | None:
+          query_script: str, keyword_hit: bool = False,
+          concepts: Sequence[Sequence[str]] = ()) -> Relevance | None:
     """The hit's relevance, or None when nothing says it is related and it must not be shown.
     A hit keyword search found is never dropped (it holds a query word, maybe in a form this
-    substring check misses); it can still be "low"."""
+    substring check misses); it can still be "low". A Chinese query's words also count when the
+    message holds their English translations (``concepts``)."""
     meaning = meaning_score(margin_of(cosine, baselines, text), script_of(text) != query_script)
-    score = max(meaning, WORDS_WEIGHT * word_coverage(text, terms), KEYWORD_HIT if keyword_hit else 0.0)
+    words = max(word_coverage(text, terms), translated_coverage(text, concepts))
+    score = max(meaning, WORDS_WEIGHT * words, KEYWORD_HIT if keyword_hit else 0.0)
     if score <= 0.0:
         return None
     level = "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"

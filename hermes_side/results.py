@@ -19,7 +19,8 @@ def make_snippet(text: str, terms: Sequence[str], *, width: int = SNIPPET_CHARS)
     terms = [t for t in terms if t]
     # A latin term also marks its inflections ("decide" → "decided"), as keyword search finds them
     # (Latin letters only: "nonebot插件" marks "nonebot", not the Chinese word glued to it).
-    parts = [re.escape(t) + ("[a-z]*" if t.isascii() and t.isalpha() else "")
+    # A Latin term starts a word: "art" marks "artist", not the middle of "start".
+    parts = [(r"(?<![a-z])" + re.escape(t) + "[a-z]*" if t.isascii() and t.isalpha() else re.escape(t))
              for t in sorted(terms, key=len, reverse=True)]
     pattern = re.compile("|".join(parts), re.IGNORECASE) if parts else None
     first = pattern.search(flat) if pattern else None

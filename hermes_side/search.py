@@ -32,6 +32,7 @@ from .replies import asks, reply_to, with_replies
 from .request import SearchRequest
 from .results import group_by_conversation, result_row
 from .scope import ScopeCache, ScopeMap
+from .translate import Concept, TranslationUnavailable, english_query, translate
 
 log = logging.getLogger(__name__)
 
@@ -245,17 +246,21 @@ class SearchEngine:
     # -- ranking ------------------------------------------------------------------------
     def rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
              req: SearchRequest) -> tuple[list[dict[str, Any]], str | None]:
-        ranked, outcome = self._rank(pq, mode, place, ids, req)
+        ranked, outcome = self._rank(pq, mode, place, ids, req, concepts=translated(pq, mode).concepts)
         return ranked, outcome.status if outcome else None
 
     def _rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
               req: SearchRequest, fetched: dict[int, dict[str, Any]] | None = None,
-              ) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
+              concepts: Sequence[Concept] = ()) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
         """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status.
-        Messages read on the way (the keyword hits') are added to ``fetched`` for the caller."""
+        Messages read on the way (the keyword hits') are added to ``fetched`` for the caller.
+        ``concepts``: the query's Chinese words with their English translations, searched as a
+        keyword list of their own (translate.py)."""
         filters = Filters(ids, after=req.after, before=req.before)
         keyword = self._keyword(pq, filters, place)
         kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
+        english = english_query(pq, concepts) if mode != "semantic" else None
+        tr: list[Hit] = self._keyword(english, filters, place).hits if english else []
         status = None
         outcome: SemanticOutcome | None = None
         sem: list[tuple[int, str]] = []
@@ -270,17 +275,24 @@ class SearchEngine:
             if not sem and mode == "semantic" and status not in ("ready", "partial", "indexing"):
                 # The seed's failure table: keyword results still come back.
                 kw = keyword.hits
-        session_of = {h.message_id: h.session_id for h in kw} | dict(sem)
-        kw_ids = {h.message_id for h in kw}
+        session_of = {h.message_id: h.session_id for h in [*kw, *tr]} | dict(sem)
+        kw_ids = {h.message_id for h in [*kw, *tr]}
         sem_ids = {mid for mid, _ in sem}
         cosine = {mid: score for mid, _, score in outcome.hits if mid in sem_ids} if outcome else {}
         weights = None
-        if kw and sem:
-            texts = self._messages([h.message_id for h in kw])
+        if (kw and sem) or tr:
+            texts = self._messages([h.message_id for h in [*kw, *tr]])
             if fetched is not None:
                 fetched.update(texts)
-            weights = [keyword_list_weight([m["text"] for m in texts.values()], pq.highlight_terms()), 1.0]
-        fused = rrf([[h.message_id for h in kw], [mid for mid, _ in sem]], k=RRF_K, weights=weights)
+            # The translated list counts by the English words it found (in Chinese history it
+            # holds the few messages with a name or an English word, and must not count fully).
+            weights = [keyword_list_weight([texts[h.message_id]["text"] for h in kw if h.message_id in texts],
+                                           pq.highlight_terms()),
+                       keyword_list_weight([texts[h.message_id]["text"] for h in tr if h.message_id in texts],
+                                           (), concepts=[c.english for c in concepts]),
+                       1.0]
+        fused = rrf([[h.message_id for h in kw], [h.message_id for h in tr], [mid for mid, _ in sem]],
+                    k=RRF_K, weights=weights)
         ranked = [{
             "message_id": mid,
             "session_id": session_of[mid],
@@ -303,16 +315,17 @@ class SearchEngine:
 
     @staticmethod
     def _relevant(ranked: list[dict[str, Any]], messages: dict[int, dict[str, Any]], pq: ParsedQuery,
-                  baselines: dict[str, float]) -> list[dict[str, Any]]:
+                  baselines: dict[str, float], concepts: Sequence[Concept] = ()) -> list[dict[str, Any]]:
         """Ranked hits with their relevance; hits below the floor are dropped, so ``limit`` is a
         maximum: a query with nothing related in the project gets nothing back."""
         words = pq.highlight_terms()
         script = script_of(pq.text)
+        forms = [c.forms for c in concepts]
         out = []
         for hit in ranked:
             message = messages.get(hit["message_id"])
             relevance = judge(hit.get("cosine"), baselines, message["text"], words, script,
-                              keyword_hit=hit["score_source"] != "semantic") if message else None
+                              keyword_hit=hit["score_source"] != "semantic", concepts=forms) if message else None
             if relevance is not None:
                 out.append({**hit, "relevance": relevance})
         return out
@@ -373,12 +386,13 @@ class SearchEngine:
             return {**base, "results": [], "message": NO_OTHERS if session_id else "No sessions in this project",
                     "sessions_in_scope": in_scope}
         messages: dict[int, dict[str, Any]] = {}
-        ranked, outcome = self._rank(pq, req.mode, place, ids, req, messages)
+        translation = translated(pq, req.mode)
+        ranked, outcome = self._rank(pq, req.mode, place, ids, req, messages, translation.concepts)
         status = outcome.status if outcome else None
         messages |= self._messages([h["message_id"] for h in ranked if h["message_id"] not in messages])
-        relevant = self._relevant(ranked, messages, pq, outcome.baselines if outcome else {})
+        relevant = self._relevant(ranked, messages, pq, outcome.baselines if outcome else {}, translation.concepts)
         best = group_by_conversation(relevant, smap.root_of, req.limit)
-        terms = pq.highlight_terms()
+        terms = [*pq.highlight_terms(), *translation.english]
         titles = hermes_db.session_titles(
             self.connection(), sorted({smap.root_of.get(h["session_id"], h["session_id"]) for h in best}
                                       | {h["session_id"] for h in best}))
@@ -401,6 +415,8 @@ class SearchEngine:
             out["notice"] = notice
         if status is not None:
             out["semantic_status"] = status
+        if translation.detail:  # the dictionary's package is missing: say so and how to fix it
+            out["translation_detail"] = translation.detail
         if status == "unavailable" and outcome and outcome.detail:
             out["semantic_detail"] = outcome.detail  # e.g. which package is missing and how to install it
         if status == "consent_required":
@@ -414,6 +430,27 @@ class SearchEngine:
         if not results:
             out["message"] = "No matching messages in this project"
         return out
+
+
+@dataclass(frozen=True)
+class Translation:
+    concepts: tuple[Concept, ...] = ()
+    detail: str = ""  # why there are none although the query has Chinese words
+
+    @property
+    def english(self) -> list[str]:
+        return list(dict.fromkeys(w for c in self.concepts for w in c.english))
+
+
+def translated(pq: ParsedQuery, mode: str) -> Translation:
+    """The query's Chinese words with their English translations, for the keyword side of
+    ``keyword`` and ``hybrid`` (``semantic`` bridges languages by meaning alone)."""
+    if mode == "semantic" or not pq.cjk:
+        return Translation()
+    try:
+        return Translation(translate(pq))
+    except TranslationUnavailable as exc:
+        return Translation(detail=str(exc))
 
 
 _engines: dict[str, SearchEngine] = {}

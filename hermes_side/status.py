@@ -3,7 +3,8 @@
 
     {"success": true, "profile": "work",
      "projects": [{"id", "name", "slug", "sessions", "messages", "indexed_messages", "chunks", "state"}],
-     "semantic": {"provider", "model", "consent", "status", "indexing", "detail"?}}
+     "semantic": {"provider", "model", "consent", "status", "indexing", "detail"?},
+     "translation": {"status": "ready"|"unavailable", "missing"?, "detail"?}, "session_search": {...}}
 
 ``messages`` counts the searchable messages of the project (the same rule the search and the
 indexer use); ``state`` and ``semantic.status`` use the search result's ``semantic_status``
@@ -111,7 +112,16 @@ def profile_status(home: Path, profile: str | None = None) -> dict[str, Any]:
     from .session_search_guard import door_status
 
     return {"success": True, "profile": profile_at(home).name, "projects": rows, "semantic": semantic,
-            "session_search": door_status(home)}
+            "translation": translation_status(), "session_search": door_status(home)}
+
+
+def translation_status() -> dict[str, Any]:
+    """Whether Chinese query words are also matched in English history (translate.py): the
+    dictionary's package is present, or which one is missing (no path: chat admins see this)."""
+    gap = deps.missing(deps.TRANSLATION)
+    if gap is None:
+        return {"status": "ready"}
+    return {"status": "unavailable", "missing": list(gap.names), "detail": gap.summary}
 
 
 def _chat_safe(text: str, home: Path) -> str:
@@ -162,6 +172,9 @@ def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
              + (", index run in progress" if sem.get("indexing") else "")]
     if sem.get("detail"):
         lines.append(f"  {sem['detail']}")
+    tr = status.get("translation")
+    if isinstance(tr, dict) and tr.get("status") != "ready":
+        lines.append(f"Chinese words in English history: off ({tr.get('detail') or tr.get('status')})")
     door = status.get("session_search")  # Hermes' own session_search, blocked in chats (the seal)
     if isinstance(door, dict):
         lines.append(f"Hermes session_search in chats: {'blocked' if door.get('blocked_in_chats') else 'OPEN'}"

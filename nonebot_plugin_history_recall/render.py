@@ -265,6 +265,10 @@ def render_status(
         return "\n".join(lines)
     lines.append(_index_line(status_data, binding_data))
     lines.append(_semantic_line(status_data.get("semantic") or {}))
+    translation = status_data.get("translation")
+    if isinstance(translation, Mapping) and translation.get("status") != "ready":
+        lines.append("中文查英文记录：⚠️ 未启用 (Chinese words in English history: off"
+                     f" — {translation.get('detail') or translation.get('status')})")
     door = status_data.get("session_search")
     if isinstance(door, Mapping):
         shut = door.get("blocked_in_chats") is True

