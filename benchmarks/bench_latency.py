@@ -10,6 +10,9 @@ Run on a home made by ``benchmarks/synth.py`` (1M messages, scope buckets 1k/10k
   same query texts, in the same run, so the ratio is robust to machine noise;
 * hostile queries (issue 8 §6): 600 distinct two-character words, CJK and Latin, in the same
   buckets and modes, side by side with the normal queries (``--hostile N`` queries of each kind);
+* ``--ab-translation``: instead of the table, each Chinese query of the buckets timed with and
+  without the translated keyword list (``hermes_side/translate.py``), alternating query by query,
+  so both columns share the machine's mood;
 * ``--index``: embed every session of the three bucket projects with the local model first and
   report messages/s (the search then sees a ready index);
 * ``--api``: ``python -m hermes_side serve`` as a real process; request latency with 1, 8 and 32
@@ -194,6 +197,8 @@ def main() -> None:
     ap.add_argument("--api", action="store_true", help="also measure the recall API under concurrency")
     ap.add_argument("--api-requests", type=int, default=8, help="requests per client")
     ap.add_argument("--hostile", type=int, default=10, help="hostile queries of each kind per bucket and mode")
+    ap.add_argument("--ab-translation", action="store_true",
+                    help="time the Chinese queries with and without the translated keyword list, alternating")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     home = args.home.resolve()
@@ -218,6 +223,11 @@ def main() -> None:
     if args.index:
         report["indexing"] = build_index_for(home, engine, list(dict.fromkeys(buckets[b] for b in semantic_buckets)))
     modes = [m for m in args.modes.split(",") if m]
+    if args.ab_translation:
+        report["ab_translation"] = ab_translation(engine, queries, buckets, modes, semantic_buckets)
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=1, default=str))
+        return
     rows = []
     for name, pid in buckets.items():
         qs = [q for q in queries if pid in q["projects"]]
@@ -245,6 +255,41 @@ def main() -> None:
     print_table(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))
+
+
+def ab_translation(engine, queries: list[dict], buckets: dict[str, str], modes: list[str],
+                   semantic_buckets: list[str]) -> list[dict]:
+    """Chinese queries with and without the translated keyword list, alternating per query (the
+    order flips every query) so that machine noise falls on both columns alike."""
+    import re
+
+    from hermes_side import search, translate
+    from hermes_side.request import parse_search_args
+
+    translate.warm()  # the dictionary is read once per process; not part of any query here
+    shipped = search.translated
+    chinese = [q for q in queries if re.search("[\u4e00-\u9fff]", q["text"])]
+    rows = []
+    for name, pid in buckets.items():
+        qs = [q for q in chinese if pid in q["projects"]]
+        for mode in modes:
+            if mode != "keyword" and name not in semantic_buckets:
+                continue
+            times: dict[str, list[float]] = {"with": [], "without": []}
+            for i, q in enumerate(qs):
+                for arm in (("with", "without") if i % 2 else ("without", "with")):
+                    search.translated = shipped if arm == "with" else (lambda pq, mode: search.Translation())
+                    req = parse_search_args({"query": q["text"], "mode": mode, "limit": 3})
+                    t0 = time.perf_counter()
+                    engine.search(req, project=pid)
+                    times[arm].append((time.perf_counter() - t0) * 1000)
+            search.translated = shipped
+            row = {"scope": name, "mode": mode, "queries": len(qs),
+                   **{f"{arm}_{k}": v for arm, t in times.items() for k, v in summary(t).items() if k != "n"}}
+            rows.append(row)
+            print(f"| {name} | {mode} | {len(qs)} | {row['with_p50_ms']} / {row['with_p95_ms']} | "
+                  f"{row['without_p50_ms']} / {row['without_p95_ms']} |")
+    return rows
 
 
 def print_table(report: dict) -> None:

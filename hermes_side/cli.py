@@ -53,6 +53,9 @@ def render_search(result: dict[str, Any]) -> str:
                                             if "semantic_status" in result else "")]
     if result.get("message"):
         lines.append(result["message"])
+    for key in ("notice", "semantic_detail", "translation_detail"):  # what was not searched, and why
+        if result.get(key):
+            lines.append(f"note: {result[key]}")
     for n, row in enumerate(result["results"], 1):
         lines.append(f"{n}. {row['title'] or '(untitled)'}  [{row['when']}]  {row['link']}  ({row['score_source']})")
         lines.append(f"   {row['snippet']}")

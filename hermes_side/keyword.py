@@ -22,6 +22,7 @@ query never grows an SQL expression.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -57,6 +58,7 @@ STATS_SAMPLE = 2000  # newest scope messages whose document frequencies stand fo
 STATS_REFRESH = 1.25  # rebuild those statistics when the scope has grown by a quarter
 K1, B, AVG_TOKENS = 1.2, 0.75, 30.0
 PROFILE_WORD_IDF = True  # weigh Latin words by the whole profile (see _profile_word_idf)
+WORD_COUNTS_MAX = 4096  # words whose profile counts a scope's memo keeps
 PROFILE_COUNT_CAP = 300  # LoCoMo dev: the same msg@1 as 1000 or uncapped; cheaper on a 1M profile
 # A word the stemmer leaves whole ("deploy") still finds its inflections ("deploying", "deployed"):
 # LoCoMo dev keyword msg@1 0.326 → 0.342, msg@5 0.450 → 0.464; about 1 ms more per query on 1M.
@@ -281,6 +283,8 @@ class ScopeMemo:
     id_set: frozenset[int] = frozenset()
     id_set_len: int = -1
     stats: ScopeStats | None = None
+    # Profile-wide FTS counts of words (see _profile_word_idf): word → (count, profile size then).
+    word_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def _scope_id_set(cache: ScopeMemo, scope_ids: Sequence[int]) -> frozenset[int]:
@@ -413,19 +417,33 @@ def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, t
     idf = {t: _idf(share[t] * total, total) for t in kept}  # the scope's frequency, projected to the profile
     if PROFILE_WORD_IDF:
         try:
-            idf |= _profile_word_idf(conn, [t for t in kept if t.kind == "word"], total)
+            idf |= _profile_word_idf(conn, [t for t in kept if t.kind == "word"], total, cache)
         except sqlite3.OperationalError as exc:  # no FTS table: the scope's own counts stand
             log.info("FTS count failed (%s); weighing words by the scope alone", exc)
     return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped))
 
 
-def _profile_word_idf(conn: sqlite3.Connection, words: Sequence[Term], total: int) -> dict[Term, float]:
+def _profile_word_idf(conn: sqlite3.Connection, words: Sequence[Term], total: int,
+                      cache: ScopeMemo | None = None) -> dict[Term, float]:
     """Each word's weight from how many messages of the whole profile hold it, counted up to
     ``PROFILE_COUNT_CAP`` (a full count means "at least this many"): the profile is a larger sample
-    of the language than one scope (LoCoMo dev, English: msg@1 0.307 → 0.326)."""
+    of the language than one scope (LoCoMo dev, English: msg@1 0.307 → 0.326). A count is reused
+    until the profile has grown by a quarter (``STATS_REFRESH``): words recur across questions
+    ("decide", and the translations of 决定), and each count is an FTS query over the profile."""
     out = {}
     for term in words:
-        n = len(_fts_rowids(conn, "messages_fts", term.fts(), PROFILE_COUNT_CAP))
+        fts = term.fts()
+        with cache.lock if cache else contextlib.nullcontext():
+            known = cache.word_counts.get(fts) if cache else None
+        if known is not None and total <= known[1] * STATS_REFRESH:
+            n = known[0]
+        else:
+            n = len(_fts_rowids(conn, "messages_fts", fts, PROFILE_COUNT_CAP))
+            if cache is not None:
+                with cache.lock:
+                    if len(cache.word_counts) >= WORD_COUNTS_MAX:
+                        cache.word_counts.clear()
+                    cache.word_counts[fts] = (n, total)
         out[term] = _idf(n * (4 if n >= PROFILE_COUNT_CAP else 1), total)
     return out
 

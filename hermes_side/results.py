@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -16,13 +17,7 @@ def make_snippet(text: str, terms: Sequence[str], *, width: int = SNIPPET_CHARS)
     Same markers as Hermes' session_search, so the agent reads both tools the same way.
     """
     flat = " ".join(text.split())
-    terms = [t for t in terms if t]
-    # A latin term also marks its inflections ("decide" → "decided"), as keyword search finds them
-    # (Latin letters only: "nonebot插件" marks "nonebot", not the Chinese word glued to it).
-    # A Latin term starts a word: "art" marks "artist", not the middle of "start".
-    parts = [(r"(?<![a-z])" + re.escape(t) + "[a-z]*" if t.isascii() and t.isalpha() else re.escape(t))
-             for t in sorted(terms, key=len, reverse=True)]
-    pattern = re.compile("|".join(parts), re.IGNORECASE) if parts else None
+    pattern = _term_pattern(tuple(t for t in terms if t))
     first = pattern.search(flat) if pattern else None
     start = 0
     if first and first.start() > width // 3:
@@ -33,6 +28,18 @@ def make_snippet(text: str, terms: Sequence[str], *, width: int = SNIPPET_CHARS)
     prefix = "…" if start > 0 else ""
     suffix = "…" if start + width < len(flat) else ""
     return f"{prefix}{window}{suffix}"
+
+
+@functools.lru_cache(maxsize=64)
+def _term_pattern(terms: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern per query, shared by every snippet of its results (compiling it per snippet cost
+    more than the search with a Chinese query's translations in it)."""
+    # A latin term also marks its inflections ("decide" → "decided"), as keyword search finds them
+    # (Latin letters only: "nonebot插件" marks "nonebot", not the Chinese word glued to it).
+    # A Latin term starts a word: "art" marks "artist", not the middle of "start".
+    parts = [(r"(?<![a-z])" + re.escape(t) + "[a-z]*" if t.isascii() and t.isalpha() else re.escape(t))
+             for t in sorted(terms, key=len, reverse=True)]
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
 
 def highlight(text: str, pattern: re.Pattern[str]) -> str:

