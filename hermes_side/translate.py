@@ -13,7 +13,8 @@ the message.
 
 Measured on LoCoMo-zh dev (Chinese questions over the English conversations, 253 questions), the
 translated words alone find an evidence turn in the first five for 0.82 of questions (plain e5:
-0.69); fused with the semantic list, hybrid msg@5 went from 0.81 to 0.90+ (benchmarks/README.md).
+0.69); fused beside the keyword and semantic lists, hybrid msg@5 went from 0.81 to 0.92
+(benchmarks/README.md).
 
 Segmentation is forward maximum matching against the dictionary's headwords: the classic
 dictionary segmenter, enough for the short keyword queries people type. Glosses keep their content
@@ -49,9 +50,9 @@ _NOTE = re.compile(r"^(CL:|(old |archaic |Japanese )?variant of|see |see also |s
                    r"also written|also pr\.|Taiwan pr\.|pr\. |\(Tw\)|\(old\)|\(dialect\))", re.IGNORECASE)
 _BRACKETS = re.compile(r"\([^)]*\)|\[[^\]]*\]|[\u3400-\u9fff|·]+")
 _GLOSS_WORD = re.compile(r"[a-z][a-z0-9'-]*[a-z0-9]|[a-z0-9]")
-# Gloss filler: dictionary shorthand and verbs too general to find anything.
 # Function characters: alone they are grammar, and their glosses ("了": finish, achieve) are noise.
 _FUNCTION_CHARS = frozenset("了着过地得就都也还又在是有和与跟把被给让会要能很太更最吗呢吧啊的之以及或而个些")
+# Gloss filler: dictionary shorthand and words too general to find anything.
 _GLOSS_STOP = frozenset(("sb", "sth", "etc", "pr", "lit", "fig", "esp", "oneself", "someone", "one", "used",
                          "kind", "sort", "person", "thing", "make", "also", "ie", "eg", "sb's", "sth's",
                          "one's", "s.o", "e.g", "i.e"))
