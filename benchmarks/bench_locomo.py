@@ -9,6 +9,8 @@ Suites (benchmarks/README.md has the details):
 - ``en``: English LoCoMo dev, English questions (recall@5/@10, session hit@3, best-message hit@3, msg@1/@5);
 - ``zh``: Chinese history (LoCoMo-zh evidence turns as Chinese messages), Chinese questions (msg@1/@5);
 - ``xl``: the English conversations as history, the Chinese questions (msg@1/@5);
+- ``rev``: the other way round — the Chinese history, the English questions whose evidence turns it
+  holds (msg@1/@5; no target in issue 9, measured so the direction is not blind);
 - ``wrong``: every question of the suites above asked in a *different* conversation's project; the share
   that comes back empty or all-low should be ≥ 0.80.
 
@@ -41,7 +43,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 import locomo_load  # noqa: E402
 from locomo_load import Corpus, Question, default_data_dir, default_zh_dir  # noqa: E402
 
-SUITES = ("en", "zh", "xl", "wrong")
+SUITES = ("en", "zh", "xl", "rev", "wrong")
 PLUGIN_MODES = ("keyword", "semantic", "hybrid")
 BASELINES = ("hermes", "bm25", "bm25dict", "e5")
 ALL_METHODS = (*BASELINES, *PLUGIN_MODES)
@@ -51,6 +53,7 @@ TARGETS = {  # issue 9, dev split
     "en": {"best@3": 0.55, "sess@3": 0.87},
     "zh": {"msg@5": 0.90},
     "xl": {"msg@5": 0.85},
+    "rev": {},
     "wrong": {"quiet": 0.80},
 }
 LABELS = {
@@ -269,6 +272,7 @@ SUITE_TITLES = {
     "en": "English LoCoMo dev, English questions",
     "zh": "Chinese history (LoCoMo-zh dev), Chinese questions",
     "xl": "English history asked in Chinese",
+    "rev": "Chinese history asked in English",
 }
 
 
@@ -276,7 +280,8 @@ def report(rows: list[dict]) -> str:
     out = []
     for suite, cols in (("en", ("r@5", "r@10", "sess@3", "best@3", "best@3 row only", "msg@1", "msg@5")),
                         ("zh", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only")),
-                        ("xl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only"))):
+                        ("xl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only")),
+                        ("rev", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only"))):
         mine = [r for r in rows if r["suite"] == suite]
         if not mine:
             continue
@@ -303,7 +308,7 @@ def checks(rows: list[dict]) -> list[tuple[str, bool, str]]:
     """Issue 9's targets and 'never worse than the simplest method' for every suite measured."""
     by = {(r["suite"], r["method"]): r for r in rows}
     out = []
-    for suite in ("en", "zh", "xl"):
+    for suite in ("en", "zh", "xl", "rev"):
         hy, se = by.get((suite, "hybrid")), by.get((suite, "semantic"))
         for metric in ("msg@1", "msg@5"):
             for base in ("e5", "bm25", "bm25dict"):
@@ -348,8 +353,8 @@ def main(argv=None) -> int:
     files = sorted(args.files) if args.files else None
     tag = "-".join(files) if files else "all"
     suites = set(args.suites)
-    need_en = bool(suites & {"en", "xl"}) or "wrong" in suites
-    need_zh = "zh" in suites or "wrong" in suites
+    need_en = bool(suites & {"en", "xl", "rev"}) or "wrong" in suites
+    need_zh = bool(suites & {"zh", "rev"}) or "wrong" in suites
     semantic = any(m in args.methods for m in ("semantic", "hybrid"))
     rows: list[dict] = []
     per_q: list | None = [] if args.per_question else None
@@ -369,9 +374,10 @@ def main(argv=None) -> int:
         home = (args.cache_dir / f"zh-{tag}").resolve()
         corpus, reused = cached_corpus(home, _fingerprint(args.data_dir, args.zh_dir),
                                        lambda h: locomo_load.load_locomo_zh(h, args.data_dir, args.zh_dir, files))
-        worlds.append(("zh", corpus, [("zh", corpus.questions, False)]))
+        rev = locomo_load.questions_over(corpus, worlds[0][1].questions) if worlds and "rev" in suites else []
+        worlds.append(("zh", corpus, [("zh", corpus.questions, False), ("rev", rev, False)]))
         print(f"Chinese home ({'reused' if reused else 'built'}): {corpus.message_count()} messages,"
-              f" {len(corpus.questions)} questions", flush=True)
+              f" {len(corpus.questions)} Chinese and {len(rev)} English questions", flush=True)
 
     for world, corpus, sets in worlds:
         if semantic:

@@ -282,6 +282,20 @@ def zh_questions(corpus: Corpus, zh_dir: Path) -> list[Question]:
     return out
 
 
+def questions_over(history: Corpus, questions: list[Question]) -> list[Question]:
+    """``questions`` (of another home over the same conversations) whose evidence turns are messages
+    of ``history``, pointed at those messages: the English questions over the Chinese history."""
+    out = []
+    for q in questions:
+        turns = [history.turns[(q.conv, d)] for d in q.evidence if (q.conv, d) in history.turns]
+        if turns and q.conv in history.projects:
+            out.append(Question(
+                conv=q.conv, question=q.question, answer=q.answer, category=q.category,
+                evidence=[t.dia_id for t in turns], evidence_message_ids=[t.message_id for t in turns],
+                evidence_session_ids=sorted({t.session_id for t in turns})))
+    return out
+
+
 def load_locomo_zh(home: Path, data_dir: Path, zh_dir: Path, files=None) -> Corpus:
     """Chinese history: every LoCoMo-zh evidence turn becomes a Chinese message ``Speaker：summary``
     in its LoCoMo session (same project, session, role and time as the English turn); the
