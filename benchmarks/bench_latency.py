@@ -29,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -229,22 +230,18 @@ def main() -> None:
             args.json.write_text(json.dumps(report, indent=1, default=str))
         return
     rows = []
-    for name, pid in buckets.items():
-        qs = [q for q in queries if pid in q["projects"]]
-        for mode in modes:
-            if mode != "keyword" and name not in semantic_buckets:
-                continue
-            r = time_engine(engine, qs, pid, mode)
-            rows.append({"scope": name, "messages": manifest["bucket_sizes"][name], "mode": mode, **r})
-            print(f"{name:>5} {mode:>8}: p50 {r['p50_ms']:7.1f} ms  p95 {r['p95_ms']:7.1f} ms  {r['semantic_status']}",
+    for name, pid, mode, qs in measured(buckets, modes, semantic_buckets, queries):
+        r = time_engine(engine, qs, pid, mode)
+        rows.append({"scope": name, "messages": manifest["bucket_sizes"][name], "mode": mode, **r})
+        print(f"{name:>5} {mode:>8}: p50 {r['p50_ms']:7.1f} ms  p95 {r['p95_ms']:7.1f} ms  {r['semantic_status']}",
+              file=sys.stderr)
+        for kind, texts in (hostile_queries(queries, args.hostile).items() if args.hostile else ()):
+            h = time_engine(engine, [{"text": t} for t in texts], pid, mode)
+            rows.append({"scope": name, "messages": manifest["bucket_sizes"][name], "mode": f"{mode} {kind}",
+                         **h, "vs_normal_p50": round(h["p50_ms"] / max(r["p50_ms"], 1e-9), 2),
+                         "vs_normal_p95": round(h["p95_ms"] / max(r["p95_ms"], 1e-9), 2)})
+            print(f"{name:>5} {mode} {kind}: p50 {h['p50_ms']:7.1f} ms  p95 {h['p95_ms']:7.1f} ms",
                   file=sys.stderr)
-            for kind, texts in (hostile_queries(queries, args.hostile).items() if args.hostile else ()):
-                h = time_engine(engine, [{"text": t} for t in texts], pid, mode)
-                rows.append({"scope": name, "messages": manifest["bucket_sizes"][name], "mode": f"{mode} {kind}",
-                             **h, "vs_normal_p50": round(h["p50_ms"] / max(r["p50_ms"], 1e-9), 2),
-                             "vs_normal_p95": round(h["p95_ms"] / max(r["p95_ms"], 1e-9), 2)})
-                print(f"{name:>5} {mode} {kind}: p50 {h['p50_ms']:7.1f} ms  p95 {h['p95_ms']:7.1f} ms",
-                      file=sys.stderr)
     db = SessionDB(db_path=home / "state.db")
     texts = list(dict.fromkeys(q["text"] for q in queries))
     hermes = time_hermes(db, texts)
@@ -255,6 +252,17 @@ def main() -> None:
     print_table(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))
+
+
+def measured(buckets: dict[str, str], modes: list[str], semantic_buckets: list[str],
+             queries: list[dict]) -> Iterator[tuple[str, str, str, list[dict]]]:
+    """(bucket, project id, mode, the bucket's queries) for every row measured: keyword everywhere,
+    the other modes only in the buckets whose projects are embedded."""
+    for name, pid in buckets.items():
+        qs = [q for q in queries if pid in q["projects"]]
+        for mode in modes:
+            if mode == "keyword" or name in semantic_buckets:
+                yield name, pid, mode, qs
 
 
 def ab_translation(engine, queries: list[dict], buckets: dict[str, str], modes: list[str],
@@ -270,25 +278,21 @@ def ab_translation(engine, queries: list[dict], buckets: dict[str, str], modes: 
     shipped = search.translated
     chinese = [q for q in queries if re.search("[\u4e00-\u9fff]", q["text"])]
     rows = []
-    for name, pid in buckets.items():
-        qs = [q for q in chinese if pid in q["projects"]]
-        for mode in modes:
-            if mode != "keyword" and name not in semantic_buckets:
-                continue
-            times: dict[str, list[float]] = {"with": [], "without": []}
-            for i, q in enumerate(qs):
-                for arm in (("with", "without") if i % 2 else ("without", "with")):
-                    search.translated = shipped if arm == "with" else (lambda pq, mode: search.Translation())
-                    req = parse_search_args({"query": q["text"], "mode": mode, "limit": 3})
-                    t0 = time.perf_counter()
-                    engine.search(req, project=pid)
-                    times[arm].append((time.perf_counter() - t0) * 1000)
-            search.translated = shipped
-            row = {"scope": name, "mode": mode, "queries": len(qs),
-                   **{f"{arm}_{k}": v for arm, t in times.items() for k, v in summary(t).items() if k != "n"}}
-            rows.append(row)
-            print(f"| {name} | {mode} | {len(qs)} | {row['with_p50_ms']} / {row['with_p95_ms']} | "
-                  f"{row['without_p50_ms']} / {row['without_p95_ms']} |")
+    for name, pid, mode, qs in measured(buckets, modes, semantic_buckets, chinese):
+        times: dict[str, list[float]] = {"with": [], "without": []}
+        for i, q in enumerate(qs):
+            for arm in (("with", "without") if i % 2 else ("without", "with")):
+                search.translated = shipped if arm == "with" else (lambda pq, mode: search.Translation())
+                req = parse_search_args({"query": q["text"], "mode": mode, "limit": 3})
+                t0 = time.perf_counter()
+                engine.search(req, project=pid)
+                times[arm].append((time.perf_counter() - t0) * 1000)
+        search.translated = shipped
+        row = {"scope": name, "mode": mode, "queries": len(qs),
+               **{f"{arm}_{k}": v for arm, t in times.items() for k, v in summary(t).items() if k != "n"}}
+        rows.append(row)
+        print(f"| {name} | {mode} | {len(qs)} | {row['with_p50_ms']} / {row['with_p95_ms']} | "
+              f"{row['without_p50_ms']} / {row['without_p95_ms']} |")
     return rows
 
 
