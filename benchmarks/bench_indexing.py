@@ -90,7 +90,7 @@ def bench_indexing(n: int, batch_size: int, segment: int) -> dict:
     from hermes_side.embedding.history import connect_ro, rows_after
     from hermes_side.embedding.providers import LocalE5
     from hermes_side.embedding.settings import EmbeddingSettings
-    from hermes_side.messages import message_text
+    from hermes_side.stores.messages import message_text
 
     home = Path(tempfile.mkdtemp(prefix="bench-index-"))
     build_state(home, n, per_session=40)
@@ -188,11 +188,11 @@ def child_search(home: Path, queries: int) -> dict:
     import numpy as np
     import uvicorn  # noqa: F401
 
-    from hermes_side.embedding import semantic_search
     from hermes_side.embedding.history import all_session_ids, connect_ro
     from hermes_side.embedding.providers import make_embedder
     from hermes_side.embedding.settings import EmbeddingSettings
     from hermes_side.embedding.vectors import get_index
+    from hermes_side.search.semantic import semantic_search
 
     out = {"rss_after_imports": _rss_mb()}
     settings = EmbeddingSettings()

@@ -11,7 +11,7 @@ Run on a home made by ``benchmarks/synth.py`` (1M messages, scope buckets 1k/10k
 * hostile queries (issue 8 §6): 600 distinct two-character words, CJK and Latin, in the same
   buckets and modes, side by side with the normal queries (``--hostile N`` queries of each kind);
 * ``--ab-translation``: instead of the table, each Chinese query of the buckets timed with and
-  without the translated keyword list (``hermes_side/translate.py``), alternating query by query,
+  without the translated keyword list (``hermes_side/search/translate.py``), alternating query by query,
   so both columns share the machine's mood;
 * ``--index``: embed every session of the three bucket projects with the local model first and
   report messages/s (the search then sees a ready index);
@@ -78,7 +78,7 @@ def build_index_for(home: Path, engine, project_ids: list[str]) -> dict:
 
 
 def time_engine(engine, queries: list[dict], project_id: str, mode: str, limit: int = 3) -> dict:
-    from hermes_side.request import parse_search_args
+    from hermes_side.search.request import parse_search_args
 
     times, statuses = [], {}
     for q in queries:
@@ -207,7 +207,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from hermes_state import SessionDB
 
-    from hermes_side.search import SearchEngine
+    from hermes_side.search.engine import SearchEngine
 
     manifest, queries = load(home)
     buckets = manifest["buckets"]
@@ -271,8 +271,9 @@ def ab_translation(engine, queries: list[dict], buckets: dict[str, str], modes: 
     order flips every query) so that machine noise falls on both columns alike."""
     import re
 
-    from hermes_side import search, translate
-    from hermes_side.request import parse_search_args
+    from hermes_side.search import engine as search
+    from hermes_side.search import translate
+    from hermes_side.search.request import parse_search_args
 
     translate.warm()  # the dictionary is read once per process; not part of any query here
     shipped = search.translated

@@ -159,7 +159,7 @@ def hermes_method(corpus: Corpus):
 
 
 def plugin_method(engine, corpus: Corpus, mode: str, status: dict[str, int]):
-    from hermes_side.request import SearchRequest  # noqa: PLC0415
+    from hermes_side.search.request import SearchRequest  # noqa: PLC0415
 
     def view(q: Question, conv: str, need_ranked: bool) -> View:
         project = corpus.projects[conv]
@@ -359,7 +359,7 @@ def main(argv=None) -> int:
     rows: list[dict] = []
     per_q: list | None = [] if args.per_question else None
     info: dict = {}
-    from hermes_side.search import SearchEngine  # noqa: PLC0415
+    from hermes_side.search.engine import SearchEngine  # noqa: PLC0415
 
     worlds = []
     if need_en:

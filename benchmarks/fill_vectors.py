@@ -40,8 +40,8 @@ def main() -> None:
     from hermes_side.embedding.indexer import chunker_key
     from hermes_side.embedding.terms import TERMS_PER_TEXT, encode_terms
     from hermes_side.embedding.vectors import encode
-    from hermes_side.messages import ELIGIBLE_MESSAGE_SQL, message_text
-    from hermes_side.search import SearchEngine
+    from hermes_side.search.engine import SearchEngine
+    from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL, message_text
 
     project = json.loads((home / "synth_manifest.json").read_text())["buckets"][args.bucket]
     engine = SearchEngine(home)

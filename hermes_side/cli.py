@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import deps
-from .profile import current_profile
-from .request import MODES, RequestError, parse_search_args
-from .search import SearchError, engine_for
+from .host import deps
+from .host.profile import current_profile
+from .search.engine import SearchError, engine_for
+from .search.request import MODES, RequestError, parse_search_args
 
 
 def _home() -> Path:
@@ -68,7 +68,8 @@ def _setup_bindings(p: argparse.ArgumentParser) -> None:
 
 def bindings_view(home: Path) -> list[dict[str, Any]]:
     """Every chat → project link of the profile, with the project's name and slug."""
-    from . import bindings, chat_service, hermes_db
+    from .actions import chat_service
+    from .stores import bindings, hermes_db
 
     projects = hermes_db.load_projects(home)
     rows = []
@@ -116,7 +117,7 @@ SUBCOMMANDS: dict[str, tuple[str, Any, Any]] = {
 
 def _projects_provider(home: Path) -> dict[str, list[str]]:
     """Project → session ids, by the same attribution the searches use."""
-    from .status import project_sessions
+    from .actions.status import project_sessions
 
     return {pid: info["session_ids"] for pid, info in project_sessions(home).items()}
 
@@ -139,7 +140,7 @@ def _register_optional() -> None:
         SUBCOMMANDS["index"] = ("build or update the embedding index (needs numpy)", _setup_nothing, _needs_embedding)
         SUBCOMMANDS["consent"] = ("consent for a remote embedding provider (needs numpy)", _setup_nothing,
                                   _needs_embedding)
-    from . import status
+    from .actions import status
 
     # The same object GET /status returns (it says itself when semantic search is missing); the
     # notes add what only the operator's terminal may see: the install command, Hermes' version.
@@ -149,7 +150,7 @@ def _register_optional() -> None:
 
     SUBCOMMANDS["demo"] = ("index and search this profile (or a demo history) with the local model",
                            demo.setup_demo, demo.run_demo)
-    from . import api_cli
+    from .api import serve as api_cli
 
     SUBCOMMANDS["serve"] = ("serve the recall API for chat groups", api_cli.setup_serve, api_cli.run_serve)
 

@@ -66,9 +66,9 @@ def setup_demo(p: argparse.ArgumentParser) -> None:
 
 def run_demo(args: argparse.Namespace) -> None:
     from .cli import SUBCOMMANDS, render_search
-    from .profile import current_profile
-    from .request import parse_search_args
-    from .search import engine_for
+    from .host.profile import current_profile
+    from .search.engine import engine_for
+    from .search.request import parse_search_args
 
     home = current_profile().home
     seeded = not (home / "state.db").exists()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .session_search_guard import on_pre_tool_call
+from .scope.guard import on_pre_tool_call
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +35,8 @@ def on_pre_llm_call(session_id: str = "", **kwargs: Any) -> None:
     if not session_id:
         return None
     try:
-        from .chat_service import place_new_session
-        from .profile import current_profile  # the one profile seam (hermes -p, gateway overrides)
+        from .actions.chat_service import place_new_session
+        from .host.profile import current_profile  # the one profile seam (hermes -p, gateway overrides)
 
         home = Path(current_profile().home)
         key = (str(home), session_id)

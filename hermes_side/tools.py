@@ -7,10 +7,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from .move import MoveError, move_sessions
-from .profile import current_profile
-from .request import RequestError, parse_search_args
-from .search import NO_CONTEXT, SearchError, engine_for
+from .actions.move import MoveError, move_sessions
+from .host.profile import current_profile
+from .search.engine import NO_CONTEXT, SearchError, engine_for
+from .search.request import RequestError, parse_search_args
 
 log = logging.getLogger(__name__)
 TOOLSET = "project_history"
@@ -200,7 +200,7 @@ OPEN_SCHEMA: dict[str, Any] = {
 
 def handle_open(args: dict[str, Any], **kwargs: Any) -> str:
     """Sealed exactly like ``handle_search``: the scope is the calling session's project."""
-    from .context import open_context, parse_context_args
+    from .search.context import open_context, parse_context_args
 
     try:
         req = parse_context_args(args)

@@ -1,11 +1,10 @@
-"""Semantic search over Hermes history: settings, providers, chunking, embeddings.db, consent,
-incremental indexing and the search itself. The plugin's search and CLI call only these names.
+"""The embedding index over Hermes history: settings, providers, chunking, embeddings.db, consent
+and incremental indexing. The semantic half of search reads it from ``search/semantic.py``.
 """
 
 from .consent import consent_state, read_consent, record_consent, revoke_consent
 from .indexer import IndexProgress, IndexStats, build_index
 from .providers import Embedder, LocalE5, OpenAICompatible, ProviderError, make_embedder
-from .semantic import SemanticHits, semantic_search
 from .settings import EmbeddingSettings, SettingsError, load_settings
 from .status import index_status
 
@@ -17,7 +16,6 @@ __all__ = [
     "LocalE5",
     "OpenAICompatible",
     "ProviderError",
-    "SemanticHits",
     "SettingsError",
     "build_index",
     "consent_state",
@@ -27,5 +25,4 @@ __all__ = [
     "read_consent",
     "record_consent",
     "revoke_consent",
-    "semantic_search",
 ]

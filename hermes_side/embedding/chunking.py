@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..query import CJK_CHAR
+from ..text import CJK_CHAR
 
 CountTokens = Callable[[str], int]
 

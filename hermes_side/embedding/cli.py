@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
-from ..profile import current_profile
+from ..host.profile import current_profile
 from .consent import ALL_PROJECTS, consent_state, read_consent, record_consent, revoke_consent
 from .indexer import IndexProgress, IndexStats, build_index
 from .settings import EmbeddingSettings, SettingsError, load_settings

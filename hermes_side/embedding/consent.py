@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from ..profile import profile_at, profile_name
+from ..host.profile import profile_at, profile_name
 from .settings import EmbeddingSettings
 
 CONSENT_FILE = "consent.json"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..messages import ELIGIBLE_MESSAGE_SQL
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL
 
 _FROM = "FROM messages m JOIN sessions s ON s.id = m.session_id"
 # The turn before, in the same session: embedded with the message as its context (see indexer).

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..messages import is_summary_text, message_text
+from ..stores.messages import is_summary_text, message_text
 from . import history, store
 from .chunking import Chunk, chunk_text
 from .consent import ALL_PROJECTS, consent_state

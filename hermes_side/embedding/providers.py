@@ -17,7 +17,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .. import deps
+from ..host import deps
 from .chunking import estimate_tokens
 from .settings import LOCAL_DIM, LOCAL_MODELS, EmbeddingSettings, resolve_api_key
 from .terms import TERMS_PER_TEXT, encode_terms

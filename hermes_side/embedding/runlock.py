@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from ..profile import profile_at
+from ..host.profile import profile_at
 
 try:
     import fcntl

@@ -205,7 +205,7 @@ def resolve_api_key(home: Path) -> str | None:
 
 
 def _is_own_profile(home: Path) -> bool:
-    from ..profile import current_profile
+    from ..host.profile import current_profile
 
     try:
         return Path(home).resolve() == current_profile().home.resolve()

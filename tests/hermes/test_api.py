@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from hermes_side.api import create_app
+from hermes_side.api.app import create_app
 
 KEY = "k" * 24
 AUTH = {"Authorization": f"Bearer {KEY}"}

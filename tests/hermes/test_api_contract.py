@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from hermes_side.api import create_app
+from hermes_side.api.app import create_app
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "recall_api"
 RECORD = os.environ.get("RECORD_RECALL_API") == "1"

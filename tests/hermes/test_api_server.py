@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from hermes_side.search import MAX_CONCURRENT
+from hermes_side.search.engine import MAX_CONCURRENT
 from tests.e2e.recall_proc import RecallServer
 from tests.hermes.embedding.helpers import _fake_vector
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_side.attribution import effective_place, resolve_project
-from hermes_side.lineage import conversation_root
+from hermes_side.scope.attribution import effective_place, resolve_project
+from hermes_side.scope.lineage import conversation_root
 from tests.hermes.world import call_tool
 
 
@@ -292,7 +292,7 @@ class TestAttributionEndToEnd:
         assert [r["session_id"] for r in out["results"]] == [in_notes]
 
     def test_projects_from_the_real_projects_db_resolve_like_the_table(self, world):
-        from hermes_side import hermes_db
+        from hermes_side.stores import hermes_db
 
         outer, inner = world.folder("mono"), world.folder("mono/pkg")
         p_outer, p_inner = world.project("Mono", outer), world.project("Pkg", inner)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from hermes_side.api import create_app
+from hermes_side.api.app import create_app
 from tests.e2e.nonebot_proc import REPO_ROOT
 
 KEY = "k" * 24

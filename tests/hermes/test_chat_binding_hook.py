@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hermes_side import bindings
+from hermes_side.stores import bindings
 from tests.hermes.world import call_tool
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from hermes_side.chats import chat_from_row, chat_from_session_id, chat_from_session_key, parse_chat
+from hermes_side.scope.chats import chat_from_row, chat_from_session_id, chat_from_session_key, parse_chat
 
 
 @pytest.mark.parametrize("session_id, chat", [

@@ -27,9 +27,9 @@ import pytest
 
 from hermes_side.embedding import build_index, catchup, load_settings, store, vectors
 from hermes_side.embedding.providers import fingerprint_for
-from hermes_side.messages import ELIGIBLE_MESSAGE_SQL
-from hermes_side.request import parse_search_args
-from hermes_side.search import SearchEngine
+from hermes_side.search.engine import SearchEngine
+from hermes_side.search.request import parse_search_args
+from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL
 
 PLUGIN_CONFIG = "plugins:\n  enabled: [project-history-recall]\n"
 RATE = 20.0  # messages per second, as the issue asks
@@ -342,7 +342,7 @@ def _bad_requests() -> list[tuple[str, dict[str, Any], int]]:
 
 
 def test_32_concurrent_api_clients_while_sessiondb_writes(world, background, tmp_path):
-    from hermes_side import bindings
+    from hermes_side.stores import bindings
     from tests.e2e.recall_proc import RecallServer
 
     home = world.home

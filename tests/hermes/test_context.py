@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from hermes_side.api import create_app
+from hermes_side.api.app import create_app
 from tests.hermes.world import call_tool
 
 KEY = "k" * 24

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hermes_side.results import group_by_conversation
+from hermes_side.search.results import group_by_conversation
 
 
 def hit(mid: int, sid: str, score: float | None = None, **extra) -> dict:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_side.query import parse_query
-from hermes_side.results import make_snippet
+from hermes_side.search.query import parse_query
+from hermes_side.search.results import make_snippet
 
 
 def marked(query: str, text: str) -> str:

@@ -12,10 +12,10 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hermes_side.api import create_app
-from hermes_side.query import QueryError, parse_query
-from hermes_side.request import RequestError, parse_search_args
-from hermes_side.search import SearchEngine, SearchError
+from hermes_side.api.app import create_app
+from hermes_side.search.engine import SearchEngine, SearchError
+from hermes_side.search.query import QueryError, parse_query
+from hermes_side.search.request import RequestError, parse_search_args
 
 KEY = "hostile-test-key-0123456789"
 SECRET_TEXT = "the launch code is swordfish-4711"
@@ -156,7 +156,7 @@ def busy_world(tmp_path_factory):
 
 @pytest.fixture(params=["scan", "fts"])
 def keyword_path(request, monkeypatch):
-    from hermes_side import keyword
+    from hermes_side.search import keyword
 
     if request.param == "fts":
         monkeypatch.setattr(keyword, "SCAN_SCOPE_MAX", 0)
@@ -201,8 +201,8 @@ def test_a_rare_word_is_not_lost_among_hundreds_of_others(busy_world, keyword_pa
 
 
 def test_the_rarest_terms_are_kept():
-    from hermes_side.keyword import Term, select_terms
-    from hermes_side.query import MAX_TERMS
+    from hermes_side.search.keyword import Term, select_terms
+    from hermes_side.search.query import MAX_TERMS
 
     common = [Term("word", f"w{i}") for i in range(MAX_TERMS)]
     rare, absent = Term("word", "rare"), Term("word", "absent")
@@ -233,8 +233,8 @@ def _statements(engine: SearchEngine, pid: str, query: str, mode: str = "keyword
 def test_work_per_query_is_bounded(busy_world, keyword_path, kind):
     """A hostile query runs about as many statements as a normal one, of the same fixed shapes:
     no statement grows with the query (its terms travel as one JSON parameter)."""
-    from hermes_side.keyword import MAX_GRAMS
-    from hermes_side.query import MAX_TERMS
+    from hermes_side.search.keyword import MAX_GRAMS
+    from hermes_side.search.query import MAX_TERMS
 
     engine = SearchEngine(busy_world.home)
     normal = "kestrel rollout friday 灰度发布 周五"
@@ -254,7 +254,7 @@ def test_work_per_query_is_bounded(busy_world, keyword_path, kind):
        mode=st.sampled_from(["keyword", "hybrid"]), scan_max=st.sampled_from([0, 3000]))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_many_short_words_always_answer(busy_world, words, mode, scan_max):
-    from hermes_side import keyword
+    from hermes_side.search import keyword
 
     engine = SearchEngine(busy_world.home)
     saved = keyword.SCAN_SCOPE_MAX

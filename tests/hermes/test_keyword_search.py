@@ -42,7 +42,7 @@ def in_session_context(session_id: str, fn):
 def keyword_path(request, monkeypatch):
     """Run a test on both keyword paths. A scope of up to SCAN_SCOPE_MAX messages is read whole;
     "fts" forces the path big scopes take (FTS probes, candidates, the scope's term statistics)."""
-    from hermes_side import keyword
+    from hermes_side.search import keyword
 
     if request.param == "fts":
         monkeypatch.setattr(keyword, "SCAN_SCOPE_MAX", 0)
@@ -305,7 +305,7 @@ class TestCjkOfAnyLength:
 
 class TestTheFtsPathIsTheOneBigScopesTake:
     def test_it_finds_what_lies_outside_the_scanned_window(self, world, proj, monkeypatch):
-        from hermes_side import keyword
+        from hermes_side.search import keyword
 
         old = world.session("the zeppelin decision from long ago", cwd=proj)
         for i in range(4):
@@ -318,7 +318,7 @@ class TestTheFtsPathIsTheOneBigScopesTake:
         assert hit_ids(search(cur, "zeppelin")) == [old]  # Hermes' index finds it wherever it is
 
     def test_long_cjk_words_come_from_the_trigram_index(self, world, proj, monkeypatch):
-        from hermes_side import keyword
+        from hermes_side.search import keyword
 
         old = world.session("我们最后选了蓝绿部署，回滚更快", cwd=proj)
         for i in range(4):
@@ -691,8 +691,8 @@ def test_profile_word_counts_are_reused_until_the_profile_grows_by_a_quarter(wor
     asked again, or another question with the same word, reuses it until the profile has grown."""
     import sqlite3
 
-    from hermes_side.keyword import Filters, ScopeMemo, keyword_search
-    from hermes_side.query import parse_query
+    from hermes_side.search.keyword import Filters, ScopeMemo, keyword_search
+    from hermes_side.search.query import parse_query
 
     sids = [world.session(f"the kestrel rollout note {i}", cwd=proj) for i in range(4)]
     conn = sqlite3.connect(world.home / "state.db")

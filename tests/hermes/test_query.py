@@ -12,8 +12,8 @@ from datetime import datetime
 
 import pytest
 
-from hermes_side.keyword import doc_terms
-from hermes_side.query import (
+from hermes_side.search.keyword import doc_terms
+from hermes_side.search.query import (
     EMBED_BUDGET,
     MAX_QUERY_CHARS,
     MAX_TERMS,
@@ -24,7 +24,7 @@ from hermes_side.query import (
     parse_query,
     trigrams,
 )
-from hermes_side.request import RequestError, parse_search_args
+from hermes_side.search.request import RequestError, parse_search_args
 
 NOW = datetime(2026, 9, 10, 12, 0).timestamp()
 

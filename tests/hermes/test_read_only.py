@@ -129,7 +129,7 @@ class TestSearchNeverWrites:
         assert file_hashes(w.home)["state.db-wal"] != hashes["state.db-wal"]
 
     def test_search_connection_cannot_write(self, corpus):
-        from hermes_side import hermes_db
+        from hermes_side.stores import hermes_db
 
         conn = hermes_db.connect_ro(hermes_db.state_db_path(corpus.home))
         try:

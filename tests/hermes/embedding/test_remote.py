@@ -9,17 +9,11 @@ from argparse import Namespace
 import numpy as np
 import pytest
 
-from hermes_side.embedding import (
-    build_index,
-    index_status,
-    make_embedder,
-    record_consent,
-    semantic_search,
-    store,
-)
+from hermes_side.embedding import build_index, index_status, make_embedder, record_consent, store
 from hermes_side.embedding.cli import run_consent, run_index
 from hermes_side.embedding.settings import load_settings
 from hermes_side.embedding.vectors import decode
+from hermes_side.search.semantic import semantic_search
 
 from .helpers import Counting, Recorder, write_config
 

@@ -37,7 +37,7 @@ def test_indexing_a_damaged_store_reports_it_instead_of_crashing(damaged):
 
 
 def test_status_reports_a_damaged_store(damaged, capsys):
-    from hermes_side.status import run_status, setup_status  # hermes recall status (HERMES_HOME = damaged.home)
+    from hermes_side.actions.status import run_status, setup_status  # hermes recall status (HERMES_HOME = damaged.home)
 
     with pytest.raises(SystemExit):
         run_status(parse(setup_status))

@@ -3,8 +3,9 @@ recall, scope, and candidates re-checked against state.db."""
 
 from __future__ import annotations
 
-from hermes_side.embedding import build_index, semantic_search
+from hermes_side.embedding import build_index
 from hermes_side.embedding.catchup import wait_for_catch_up
+from hermes_side.search.semantic import semantic_search
 
 from .helpers import write_config
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_side.embedding import semantic_search
 from hermes_side.embedding.settings import (
     DEFAULT_OPENAI_BASE_URL,
     EmbeddingSettings,
@@ -12,6 +11,7 @@ from hermes_side.embedding.settings import (
     load_settings,
     resolve_api_key,
 )
+from hermes_side.search.semantic import semantic_search
 
 from .helpers import write_config
 

@@ -8,8 +8,9 @@ import sqlite3
 import numpy as np
 import pytest
 
-from hermes_side.embedding import build_index, indexer, semantic_search, store, terms
+from hermes_side.embedding import build_index, indexer, store, terms
 from hermes_side.embedding.terms import TermIndex, decode_terms, encode_terms, query_weights
+from hermes_side.search.semantic import semantic_search
 
 from .helpers import Counting
 

@@ -23,15 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..fusion import rrf
-from ..query import embed_text
-from . import catchup, history, runlock, store
-from .consent import consent_state
-from .coverage import open_store_if_exists, pending_sessions
-from .providers import ProviderError, make_embedder
-from .settings import EmbeddingSettings, SettingsError, load_settings
-from .terms import query_weights
-from .vectors import VectorIndex, get_index
+from ..embedding import catchup, history, runlock, store
+from ..embedding.consent import consent_state
+from ..embedding.coverage import open_store_if_exists, pending_sessions
+from ..embedding.providers import ProviderError, make_embedder
+from ..embedding.settings import EmbeddingSettings, SettingsError, load_settings
+from ..embedding.terms import query_weights
+from ..embedding.vectors import VectorIndex, get_index
+from .fusion import rrf
+from .query import embed_text
 
 log = logging.getLogger(__name__)
 

@@ -21,18 +21,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import deps, hermes_db
-from .chat_scope import CHAT_UNBOUND, bound_project, refusal
+from ..host import deps
+from ..host.profile import profile_name
+from ..scope.chat_rule import CHAT_UNBOUND, bound_project, refusal
+from ..scope.scope_map import ScopeCache, ScopeMap
+from ..stores import hermes_db
+from ..stores.messages import message_text
+from .answers import asks, reply_to, with_replies
 from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, ScopeMemo, keyword_search
-from .messages import message_text
-from .profile import profile_name
 from .query import ParsedQuery, QueryError, parse_query
 from .relevance import judge, keyword_list_weight, script_of
-from .replies import asks, reply_to, with_replies
 from .request import SearchRequest
 from .results import group_by_conversation, result_row
-from .scope import ScopeCache, ScopeMap
 from .translate import Concept, TranslationUnavailable, english_query, translate
 
 log = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ def _semantic(home: Path, text: str, session_ids: Sequence[str], projects: Seque
     gap = deps.missing(deps.EMBEDDING)
     if gap is not None:  # a directory install into a Hermes without numpy: keyword search only
         return SemanticOutcome("unavailable", detail=deps.missing(deps.SEMANTIC).message("semantic search"))
-    from .embedding import semantic_search
+    from .semantic import semantic_search
 
     res = semantic_search(home, text, session_ids, top_k=CANDIDATES, profile=profile, projects=projects)
     return SemanticOutcome(res.status, list(res.hits), res.detail, dict(res.baselines))
@@ -237,7 +238,7 @@ class SearchEngine:
                     platform: str | None = None) -> bool:
         """Whether the session has a place to search from. A chat session always has one to
         resolve — its chat's binding — so it goes on to :meth:`resolve_scope` (bound or refused)."""
-        from .attribution import effective_place
+        from ..scope.attribution import effective_place
 
         if smap.origin(session_id, session_key=session_key, platform=platform).chat:
             return True

@@ -10,11 +10,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from . import bindings, hermes_db
-from .chat_scope import CHAT_UNBOUND, Origin, bound_project, refusal
-from .chats import chat_from_session_id, chat_from_session_key
+from ..scope.chat_rule import CHAT_UNBOUND, Origin, bound_project, refusal
+from ..scope.chats import chat_from_session_id, chat_from_session_key
+from ..search.engine import SearchError, engine_for
+from ..stores import bindings, hermes_db
 from .move import MoveError, move_sessions, target_for
-from .search import SearchError, engine_for
 
 log = logging.getLogger(__name__)
 BUSY = "this chat is being moved right now; try again in a moment"

@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from .api_access import KEY_NAME, MIN_KEY_CHARS, env_file_key, usable_key
-from .profile import PROFILE_NAME, current_profile
+from ..host.profile import PROFILE_NAME, current_profile
+from .access import KEY_NAME, MIN_KEY_CHARS, env_file_key, usable_key
 
 
 def read_api_key(home: Path) -> str:
@@ -42,7 +42,7 @@ def run_serve(args: argparse.Namespace) -> None:
         sys.exit(2)
     import uvicorn
 
-    from .api import create_app
+    from .app import create_app
 
     _limit_malloc_arenas()
     shared = list(getattr(args, "share_key_with", []) or [])

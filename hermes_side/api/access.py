@@ -16,7 +16,7 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 
-from .profile import Profile, named_profile, plugin_enabled, profiles_root
+from ..host.profile import Profile, named_profile, plugin_enabled, profiles_root
 
 log = logging.getLogger(__name__)
 MIN_KEY_CHARS = 16

@@ -20,10 +20,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import deps
-from .messages import ELIGIBLE_MESSAGE_SQL
-from .profile import current_profile, profile_at
-from .search import engine_for
+from ..host import deps
+from ..host.profile import current_profile, profile_at
+from ..search.engine import engine_for
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def _index(home: Path, per_project: dict[str, dict[str, Any]]) -> dict[str, Any]
         # The summary names no path (this object reaches chat admins); `hermes recall status`
         # prints the install command on stderr, the search result carries it for the agent.
         return {"error": gap.summary, "missing": list(gap.names)}
-    from .embedding import index_status
+    from ..embedding import index_status
 
     try:
         index = index_status(home, {pid: info["session_ids"] for pid, info in per_project.items()})
@@ -109,7 +109,7 @@ def profile_status(home: Path, profile: str | None = None) -> dict[str, Any]:
         semantic["detail"] = _chat_safe(str(index["error"]), home)
     if index.get("missing"):
         semantic["missing"] = index["missing"]
-    from .session_search_guard import door_status
+    from ..scope.guard import door_status
 
     return {"success": True, "profile": profile_at(home).name, "projects": rows, "semantic": semantic,
             "translation": translation_status(), "session_search": door_status(home)}
@@ -155,7 +155,7 @@ def _endpoint(home: Path) -> str | None:
     if deps.missing(deps.EMBEDDING):
         return None
     try:
-        from .embedding.settings import load_settings
+        from ..embedding.settings import load_settings
 
         return load_settings(home).endpoint
     except Exception:  # already reported as semantic.detail

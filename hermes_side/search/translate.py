@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import deps
+from ..host import deps
 from .query import CJK_CHAR, EN_STOPWORDS, MAX_TERMS, ParsedQuery, fold
 
 DATA_FILE = ("data", "cedict_1_0_ts_utf-8_mdbg.txt.gz")

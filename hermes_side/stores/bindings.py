@@ -16,8 +16,8 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from ..host.profile import profile_at
 from . import hermes_db
-from .profile import profile_at
 
 try:
     import fcntl

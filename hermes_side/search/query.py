@@ -17,15 +17,11 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..text import CJK_CHAR, CJK_CHARS
+
 MAX_QUERY_CHARS = 2000
 
-CJK_CHARS = (
-    "\u3040-\u30ff"  # kana
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
-    "\uac00-\ud7af"  # hangul
-)
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
-CJK_CHAR = re.compile(f"[{CJK_CHARS}]")
 # Split exactly where Hermes' unicode61 tokenizer splits: every non-alphanumeric character.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 

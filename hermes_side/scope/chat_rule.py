@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import hermes_db
+from ..stores import hermes_db
 from .chats import chat_from_row, chat_from_session_id, chat_from_session_key
 
 # Where the operator types: the terminal CLI, the TUI, the desktop app, an editor over ACP.

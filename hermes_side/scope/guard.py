@@ -18,8 +18,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from . import hermes_db
-from .chat_scope import origin_of
+from ..stores import hermes_db
+from .chat_rule import origin_of
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def on_pre_tool_call(tool_name: str = "", session_id: str = "", **kwargs: Any) -
     try:
         from gateway.session_context import get_session_env
 
-        from .profile import current_profile
+        from ..host.profile import current_profile
 
         home = current_profile().home
         if not block_enabled(home):

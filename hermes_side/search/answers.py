@@ -12,7 +12,7 @@ import json
 import sqlite3
 from typing import Any
 
-from .messages import message_text
+from ..stores.messages import message_text
 
 EXPAND_TOP = 30
 _QUESTION_MARKS = ("?", "？")

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import attribution, bindings, hermes_db
-from .chat_scope import OPERATOR, Origin, origin_of
+from ..stores import bindings, hermes_db
+from . import attribution
+from .chat_rule import OPERATOR, Origin, origin_of
 from .lineage import conversation_root
 
 Probe = Callable[[str], str]

@@ -13,11 +13,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from . import hermes_db
-from .messages import ELIGIBLE_MESSAGE_SQL, message_text
+from ..stores import hermes_db
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL, message_text
+from .engine import NO_CONTEXT, SearchEngine, SearchError, public_place
 from .request import RequestError
 from .results import format_when
-from .search import NO_CONTEXT, SearchEngine, SearchError, public_place
 
 DEFAULT_TURNS, MAX_TURNS = 3, 10
 # A turn can be a whole file pasted into the chat; a window around a hit only needs its gist.

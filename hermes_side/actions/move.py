@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import hermes_db
-from .attribution import resolve_project
-from .scope import git_common_root
+from ..scope.attribution import resolve_project
+from ..scope.scope_map import git_common_root
+from ..stores import hermes_db
 
 
 class MoveError(Exception):

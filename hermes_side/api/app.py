@@ -21,13 +21,16 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import __version__, bindings, chat_service, hermes_db, translate
-from .api_access import Access
-from .chats import parse_chat
-from .move import MoveError, move_sessions
-from .profile import Profile, profile_at
-from .request import RequestError, parse_search_args
-from .search import SearchError, engine_for
+from .. import __version__
+from ..actions import chat_service
+from ..actions.move import MoveError, move_sessions
+from ..host.profile import Profile, profile_at
+from ..scope.chats import parse_chat
+from ..search import translate
+from ..search.engine import SearchError, engine_for
+from ..search.request import RequestError, parse_search_args
+from ..stores import bindings, hermes_db
+from .access import Access
 
 log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 64 * 1024
@@ -210,14 +213,14 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
 
     @router.get("/status")
     def status(p: Profile = Depends(profile_of)) -> dict[str, Any]:
-        from .status import profile_status
+        from ..actions.status import profile_status
 
         return profile_status(p.home)
 
     @router.post("/context")
     def context(body: dict[str, Any] = Depends(_json_body), p: Profile = Depends(profile_of)) -> dict[str, Any]:
         """The turns around one search hit, sealed to the chat's project (docs/recall-api.md)."""
-        from .context import open_context, parse_context_args
+        from ..search.context import open_context, parse_context_args
 
         req = parse_context_args(body, allowed_extra=("chat",))
         project_id = chat_service.chat_project(p.home, _chat(body.get("chat")))["id"]

@@ -1,0 +1,2 @@
+"""What changes something or reports on it: moving a conversation, chat bindings, status.
+"""

@@ -1,0 +1,2 @@
+"""The recall API: the FastAPI app, who may read which profile, and ``hermes recall serve``.
+"""

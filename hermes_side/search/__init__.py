@@ -1,0 +1,3 @@
+"""Ranking: parse the request and query, keyword (BM25), translated and semantic lists, fusion,
+relevance, answers, result rows; and opening the turns around a hit.
+"""
