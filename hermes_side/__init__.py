@@ -11,14 +11,22 @@ runs in every Hermes process that discovers plugins.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from .tools import TOOLS, TOOLSET, check_available
 
 __version__ = "0.1.0"
+log = logging.getLogger(__name__)
 
 
 def register(ctx: Any) -> None:
+    from .host import features
+
+    # Feature detection instead of a version pin (host/features.py): say exactly which Hermes
+    # internal is missing. What the seal needs fails closed where it is used (scope/guard.py).
+    for problem in features.load_problems():
+        log.warning("project-history-recall: %s; `hermes recall status` lists every gap", problem)
     for schema, handler, emoji in TOOLS:
         ctx.register_tool(name=schema["name"], toolset=TOOLSET, schema=schema, handler=handler,
                           check_fn=check_available, emoji=emoji)

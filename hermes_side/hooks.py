@@ -31,7 +31,7 @@ def _session_key() -> str:
         return ""
 
 
-def on_pre_llm_call(session_id: str = "", **kwargs: Any) -> None:
+def on_pre_llm_call(session_id: str = "", parent_session_id: str = "", **kwargs: Any) -> None:
     if not session_id:
         return None
     try:
@@ -43,7 +43,7 @@ def on_pre_llm_call(session_id: str = "", **kwargs: Any) -> None:
         with _placed_lock:
             if key in _placed:
                 return None
-        if place_new_session(home, session_id, _session_key()):
+        if place_new_session(home, session_id, _session_key(), str(parent_session_id or "")):
             with _placed_lock:
                 _placed.add(key)
     except Exception:  # a hook must never break the user's turn; the next turn retries

@@ -110,8 +110,11 @@ def _turn_hints() -> dict[str, str | None]:
         from gateway.session_context import get_session_env
     except ImportError:
         return {"session_key": None, "platform": None}
+    # The gateway binds HERMES_SESSION_PLATFORM; newer CLI/TUI/desktop turns bind only
+    # HERMES_SESSION_SOURCE (gateway/session_context.py), so both name the surface.
     return {"session_key": get_session_env("HERMES_SESSION_KEY") or None,
-            "platform": get_session_env("HERMES_SESSION_PLATFORM") or None}
+            "platform": (get_session_env("HERMES_SESSION_PLATFORM")
+                         or get_session_env("HERMES_SESSION_SOURCE") or None)}
 
 
 def _chat_safe(engine: Any, session_id: str, hints: dict[str, str | None], result: dict[str, Any]) -> dict[str, Any]:

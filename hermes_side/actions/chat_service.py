@@ -97,7 +97,7 @@ def _move_chat_locked(home: Path, chat: str, project_ref: str, profile: str) -> 
     return result
 
 
-def place_new_session(home: Path, session_id: str, session_key: str | None) -> bool:
+def place_new_session(home: Path, session_id: str, session_key: str | None, parent_session_id: str = "") -> bool:
     """Put a chat's session in the project its chat is bound to. Returns True when nothing is left
     to do (not a chat session, or placed), False while the chat is unbound (ask again next turn:
     the bot's initial binding may arrive later).
@@ -107,7 +107,10 @@ def place_new_session(home: Path, session_id: str, session_key: str | None) -> b
     chat's lock, after any ``/move`` in progress has finished, so a new session never lands in
     the project the chat just left.
     """
-    chat = chat_from_session_id(session_id) or chat_from_session_key(session_key)
+    # Newer Hermes passes parent_session_id to pre_llm_call: a rotated bridge session whose own
+    # id and key name no chat still belongs to its parent's chat.
+    chat = (chat_from_session_id(session_id) or chat_from_session_key(session_key)
+            or chat_from_session_id(parent_session_id))
     if not chat:
         return True
     with bindings.chat_lock(home, chat):

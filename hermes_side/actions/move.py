@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..host import config
 from ..scope.attribution import resolve_project
 from ..scope.scope_map import git_common_root
 from ..stores import hermes_db
@@ -37,12 +38,10 @@ def _projects(home: Path) -> list[dict[str, Any]]:
 
 def _configured_home(home: Path) -> str:
     try:
-        import yaml
-
-        cfg = yaml.safe_load((Path(home) / "config.yaml").read_text(encoding="utf-8")) or {}
-    except (OSError, ValueError):
+        cfg = config.read_config(home)
+    except config.ConfigError:
         return ""
-    terminal = cfg.get("terminal") if isinstance(cfg, dict) else None
+    terminal = cfg.get("terminal")
     configured = str(terminal.get("cwd") or "") if isinstance(terminal, dict) else ""
     return "" if configured in ("", ".") else os.path.abspath(os.path.expanduser(configured))
 

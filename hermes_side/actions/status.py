@@ -20,10 +20,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..host import deps
+from ..host import deps, features
 from ..host.profile import current_profile, profile_at
 from ..search.engine import engine_for
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL
+from ..stores import hermes_db
+from ..stores.messages import eligible_sql
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ def project_sessions(home: Path, profile: str | None = None) -> dict[str, dict[s
 def _message_counts(home: Path, per_project: dict[str, dict[str, Any]]) -> dict[str, int]:
     with engine_for(home).leased() as conn:
         rows = conn.execute(f"SELECT m.session_id, count(*) FROM messages m JOIN sessions s ON s.id = m.session_id"
-                            f" WHERE {ELIGIBLE_MESSAGE_SQL} GROUP BY m.session_id").fetchall()
+                            f" WHERE {eligible_sql(conn)} GROUP BY m.session_id").fetchall()
     by_session = {r[0]: r[1] for r in rows}
     return {pid: sum(by_session.get(s, 0) for s in info["session_ids"]) for pid, info in per_project.items()}
 
@@ -92,9 +93,17 @@ def profile_status(home: Path, profile: str | None = None) -> dict[str, Any]:
     """The status object of the profile at ``home`` (``profile`` is ignored: the name comes
     from the home, see profile.py)."""
     home = Path(home)
-    per_project = project_sessions(home)
-    messages = _message_counts(home, per_project)
+    history = _history(home)
+    if history["state"] == "ready":
+        per_project = project_sessions(home)
+        messages = _message_counts(home, per_project)
+    else:  # a brand-new profile, or sessions kept where recall cannot read them: say so, not fail
+        per_project = {p["id"]: {"name": p["name"], "slug": p.get("slug"), "session_ids": []}
+                       for p in hermes_db.load_projects(home) if not p.get("archived")}
+        messages = dict.fromkeys(per_project, 0)
     index = _index(home, per_project)
+    if history["state"] == "no_db" and index.get("fingerprint"):  # nothing to index yet is not a fault
+        index.pop("error", None)
     indexed = index.get("projects") or {}
     rows = []
     for pid, info in per_project.items():
@@ -111,8 +120,35 @@ def profile_status(home: Path, profile: str | None = None) -> dict[str, Any]:
         semantic["missing"] = index["missing"]
     from ..scope.guard import door_status
 
-    return {"success": True, "profile": profile_at(home).name, "projects": rows, "semantic": semantic,
-            "translation": translation_status(), "session_search": door_status(home)}
+    return {"success": True, "profile": profile_at(home).name, "history": history, "projects": rows,
+            "semantic": semantic, "translation": translation_status(), "session_search": door_status(home),
+            "hermes": hermes_features(home)}
+
+
+NO_HISTORY_YET = "no conversations yet: Hermes creates its session database with the first conversation"
+
+
+def _history(home: Path) -> dict[str, Any]:
+    """Whether the session history can be read: ``ready``, ``no_db`` (a new profile) or
+    ``backend_unsupported`` (newer Hermes' PostgreSQL sessions)."""
+    if problem := features.backend_problem(home):
+        return {"state": "backend_unsupported", "detail": problem}
+    if not hermes_db.state_db_path(home).exists():
+        return {"state": "no_db", "detail": NO_HISTORY_YET}
+    return {"state": "ready"}
+
+
+def hermes_features(home: Path) -> dict[str, Any]:
+    """host/features.py's report: each Hermes internal this plugin uses that is missing, what the
+    seal lacks, the session backend, and the newer features in use. No paths."""
+    try:
+        conn = hermes_db.connect_ro(hermes_db.state_db_path(home))
+    except hermes_db.NoDatabase:
+        return features.report(home)
+    try:
+        return features.report(home, conn)
+    finally:
+        conn.close()
 
 
 def translation_status() -> dict[str, Any]:
@@ -139,7 +175,7 @@ def run_status(args: argparse.Namespace) -> None:
     profile = current_profile()
     try:
         status = profile_status(profile.home)
-    except Exception as exc:  # e.g. no state.db yet: say so, exit non-zero
+    except Exception as exc:  # e.g. an unreadable projects.db: say so, exit non-zero
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(1)
     if getattr(args, "json", False):
@@ -166,7 +202,11 @@ def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
     sem = status["semantic"]
     where = f" at {endpoint}" if endpoint else (" (local, nothing leaves this machine)"
                                                if sem.get("provider") == "local" else "")
-    lines = [f"Profile: {status['profile']}",
+    lines = [f"Profile: {status['profile']}"]
+    history = status.get("history") or {}
+    if history.get("state") not in (None, "ready"):
+        lines.append(f"History: {history.get('detail') or history['state']}")
+    lines += [
              f"Semantic search: {sem.get('provider') or '-'} {sem.get('model') or ''}{where} - {sem['status']}"
              + ("" if sem["consent"] in ("not_needed", "-") else f", consent {sem['consent']}")
              + (", index run in progress" if sem.get("indexing") else "")]
@@ -179,9 +219,27 @@ def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
     if isinstance(door, dict):
         lines.append(f"Hermes session_search in chats: {'blocked' if door.get('blocked_in_chats') else 'OPEN'}"
                      + (f" ({door['reason']})" if door.get("reason") else ""))
+    lines += render_features(status.get("hermes"))
     if not status["projects"]:
         lines.append("No projects yet (create one in Hermes; chats and searches are scoped to projects).")
     for p in status["projects"]:
         lines.append(f"  {p['name']} ({p['slug'] or p['id']}): {p['indexed_messages']}/{p['messages']} messages "
                      f"indexed, {p['chunks']} chunks, {p['sessions']} sessions - {p['state']}")
     return "\n".join(lines)
+
+
+def render_features(report: dict[str, Any] | None) -> list[str]:
+    """The Hermes compatibility lines of ``hermes recall status``."""
+    if not isinstance(report, dict):
+        return []
+    optional = report.get("optional") or {}
+    used = ", ".join(name for name, on in optional.items() if on) or "none (Hermes 0.19 paths)"
+    state = "all present" if report.get("ok") else "MISSING PIECES"
+    lines = [f"Hermes internals: {state}; newer features in use: {used}"]
+    lines += [f"  missing: {gap}" for gap in report.get("missing") or []]
+    backend = report.get("backend") or {}
+    if not backend.get("supported", True):
+        lines.append(f"  {backend.get('detail')}")
+    if report.get("seal_gaps"):
+        lines.append("  the seal fails closed (session_search blocked everywhere): " + "; ".join(report["seal_gaps"]))
+    return lines

@@ -39,7 +39,7 @@ WORKER_THREADS = 8
 STATUS_BY_CODE = {
     "unauthorized": 401, "unknown_profile": 404, "not_found": 404, "unknown_project": 404,
     "chat_unbound": 409, "no_db": 503, "folder_missing": 409, "query_too_long": 413, "unavailable": 503,
-    "busy": 503,
+    "busy": 503, "backend_unsupported": 503,
 }
 
 
@@ -56,6 +56,7 @@ PUBLIC_ERRORS = {
     "folder_missing": "the project's folder is missing on the Hermes machine; ask the operator",
     "no_db": "this Hermes profile has no conversations yet",
     "unavailable": "the project list cannot be read right now; ask the operator",
+    "backend_unsupported": "this Hermes keeps its sessions in a database recall does not support yet; ask the operator",
     "internal": "internal error",
 }
 MOVE_ERRORS = {

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL
+from ..stores.messages import eligible_sql
 
 _FROM = "FROM messages m JOIN sessions s ON s.id = m.session_id"
 # The turn before, in the same session: embedded with the message as its context (see indexer).
@@ -52,7 +52,7 @@ def max_message_id(conn: sqlite3.Connection) -> int:
 
 def count_after(conn: sqlite3.Connection, after: int, upto: int, session_ids: Sequence[str] | None) -> int:
     where, params = _scope(session_ids)
-    sql = f"SELECT COUNT(*) {_FROM} WHERE m.id > ? AND m.id <= ? AND {ELIGIBLE_MESSAGE_SQL}{where}"
+    sql = f"SELECT COUNT(*) {_FROM} WHERE m.id > ? AND m.id <= ? AND {eligible_sql(conn)}{where}"
     return conn.execute(sql, (after, upto, *params)).fetchone()[0]
 
 
@@ -62,7 +62,7 @@ def rows_after(
     """Eligible (id, session_id, content, previous turn's content) with after < id <= upto, in id order."""
     where, params = _scope(session_ids)
     sql = (f"SELECT m.id, m.session_id, m.content, {_PREVIOUS} {_FROM} WHERE m.id > ? AND m.id <= ?"
-           f" AND {ELIGIBLE_MESSAGE_SQL}{where} ORDER BY m.id LIMIT ?")
+           f" AND {eligible_sql(conn)}{where} ORDER BY m.id LIMIT ?")
     while True:
         rows = conn.execute(sql, (after, upto, *params, page)).fetchall()
         yield from rows
@@ -76,7 +76,7 @@ def rows_by_id(
 ) -> Iterator[tuple[int, str, str, str | None]]:
     """Eligible (id, session_id, content, previous turn's content) among ``ids`` (ascending), paged."""
     sql = f"SELECT m.id, m.session_id, m.content, {_PREVIOUS} {_FROM} WHERE m.id IN (SELECT value FROM json_each(?))" \
-          f" AND {ELIGIBLE_MESSAGE_SQL} ORDER BY m.id"
+          f" AND {eligible_sql(conn)} ORDER BY m.id"
     for start in range(0, len(ids), page):
         yield from conn.execute(sql, (json.dumps([int(i) for i in ids[start : start + page]]),))
 
@@ -84,7 +84,7 @@ def rows_by_id(
 def eligible_ids(conn: sqlite3.Connection, upto: int, session_ids: Sequence[str] | None) -> np.ndarray:
     """Sorted ids of every eligible message <= upto (numpy: 8 bytes per message, not ~150)."""
     where, params = _scope(session_ids)
-    cur = conn.execute(f"SELECT m.id {_FROM} WHERE m.id <= ? AND {ELIGIBLE_MESSAGE_SQL}{where} ORDER BY m.id",
+    cur = conn.execute(f"SELECT m.id {_FROM} WHERE m.id <= ? AND {eligible_sql(conn)}{where} ORDER BY m.id",
                        (upto, *params))
     parts = []
     while page := cur.fetchmany(65536):
@@ -96,7 +96,7 @@ def still_eligible(conn: sqlite3.Connection, ids: Sequence[int]) -> set[int]:
     """The subset of ``ids`` that are still history (not rewound, deleted or archived)."""
     if not ids:
         return set()
-    sql = f"SELECT m.id {_FROM} WHERE m.id IN (SELECT value FROM json_each(?)) AND {ELIGIBLE_MESSAGE_SQL}"
+    sql = f"SELECT m.id {_FROM} WHERE m.id IN (SELECT value FROM json_each(?)) AND {eligible_sql(conn)}"
     return {row[0] for row in conn.execute(sql, (json.dumps([int(i) for i in ids]),))}
 
 
@@ -113,17 +113,17 @@ def newest_per_session(conn: sqlite3.Connection, after: int, session_ids: Sequen
         # "+" keeps SQLite off idx_messages_session; LIMIT -1 keeps the id-range subquery
         # from being flattened into the GROUP BY (which would also pick that index).
         sql = (f"SELECT session_id, MAX(id) FROM (SELECT m.id AS id, m.session_id AS session_id {_FROM}"
-               f" WHERE m.id > ? AND {ELIGIBLE_MESSAGE_SQL} AND +m.session_id IN (SELECT value FROM json_each(?))"
+               f" WHERE m.id > ? AND {eligible_sql(conn)} AND +m.session_id IN (SELECT value FROM json_each(?))"
                " LIMIT -1) GROUP BY session_id")
     else:
-        sql = (f"SELECT m.session_id, MAX(m.id) {_FROM} WHERE m.id > ? AND {ELIGIBLE_MESSAGE_SQL}{_IN_SCOPE}"
+        sql = (f"SELECT m.session_id, MAX(m.id) {_FROM} WHERE m.id > ? AND {eligible_sql(conn)}{_IN_SCOPE}"
                " GROUP BY m.session_id")
     return dict(conn.execute(sql, (after, json.dumps(list(session_ids)))).fetchall())
 
 
 def count_in_scope(conn: sqlite3.Connection, session_ids: Sequence[str] | None) -> int:
     where, params = _scope(session_ids)
-    return conn.execute(f"SELECT COUNT(*) {_FROM} WHERE {ELIGIBLE_MESSAGE_SQL}{where}", params).fetchone()[0]
+    return conn.execute(f"SELECT COUNT(*) {_FROM} WHERE {eligible_sql(conn)}{where}", params).fetchone()[0]
 
 
 def all_session_ids(conn: sqlite3.Connection) -> list[str]:

@@ -1,6 +1,7 @@
 """Embedding settings from ``<HERMES_HOME>/config.yaml``.
 
-Section ``plugins: {project-history-recall: {embedding: {...}}}``. The parser is strict: an
+Section ``embedding`` of the plugin's settings (``plugins.entries.project-history-recall.settings``
+on newer Hermes, ``plugins.project-history-recall`` on 0.19; host/config.py decides). The parser is strict: an
 unknown key, provider or value type raises :class:`SettingsError` naming the key, because a
 silently ignored typo (``chunk_sise: 128``) would leave the user wondering why nothing changed.
 Callers turn the error into ``semantic_status: unavailable`` with the message as detail.
@@ -20,7 +21,8 @@ from typing import Any
 
 import yaml
 
-PLUGIN_KEY = "project-history-recall"
+from ..host.config import OLD_PLACE, plugin_settings
+
 API_KEY_ENV = "PROJECT_HISTORY_EMBEDDING_API_KEY"
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
@@ -93,7 +95,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "timeout": (0.1, 600),
     "dimensions": (1, 65536),
 }
-_SECTION = f"plugins.{PLUGIN_KEY}.embedding"
+_SECTION = f"{OLD_PLACE}.embedding"  # the label when no config says otherwise
 
 
 _LOADED: dict[str, tuple[bytes, EmbeddingSettings | SettingsError]] = {}
@@ -115,7 +117,8 @@ def load_settings(home: Path) -> EmbeddingSettings:
     cached = _LOADED.get(str(path))
     if cached is None or cached[0] != raw:
         try:
-            result: EmbeddingSettings | SettingsError = parse_settings(_section(_parse_yaml(path.name, raw)))
+            raw_section, where = _section(_parse_yaml(path.name, raw))
+            result: EmbeddingSettings | SettingsError = parse_settings(raw_section, where)
         except SettingsError as exc:
             result = exc
         cached = _LOADED[str(path)] = (raw, result)
@@ -131,65 +134,63 @@ def _parse_yaml(name: str, raw: bytes) -> Any:
         raise SettingsError(f"{name}: cannot read YAML ({exc.__class__.__name__})") from None
 
 
-def _section(doc: Any) -> Any:
-    for key in ("plugins", PLUGIN_KEY, "embedding"):
-        if not isinstance(doc, dict):
-            return None
-        doc = doc.get(key)
-    return doc
+def _section(doc: Any) -> tuple[Any, str]:
+    """(the raw ``embedding`` mapping or None, its dotted path for error messages)."""
+    found = plugin_settings(doc if isinstance(doc, dict) else {})
+    return found.values.get("embedding"), f"{found.where}.embedding"
 
 
-def parse_settings(raw: Any) -> EmbeddingSettings:
-    """Validate a raw ``embedding`` mapping (``None`` = all defaults)."""
+def parse_settings(raw: Any, where: str = _SECTION) -> EmbeddingSettings:
+    """Validate a raw ``embedding`` mapping (``None`` = all defaults); ``where`` names it in errors."""
     if raw is None:
         return EmbeddingSettings()
     if not isinstance(raw, dict):
-        raise SettingsError(f"{_SECTION} must be a mapping, got {type(raw).__name__}")
+        raise SettingsError(f"{where} must be a mapping, got {type(raw).__name__}")
     values: dict[str, Any] = {}
     for key, value in raw.items():
-        values[str(key)] = _check_field(str(key), value)
+        values[str(key)] = _check_field(str(key), value, where)
     if values.get("provider") == "openai" and "model" not in values:
         values["model"] = DEFAULT_OPENAI_MODEL
     settings = EmbeddingSettings(**values)
-    _check_provider(settings, values)
+    _check_provider(settings, values, where)
     return settings
 
 
-def _check_field(key: str, value: Any) -> Any:
+def _check_field(key: str, value: Any, where: str = _SECTION) -> Any:
     if key not in _FIELDS:
         close = difflib.get_close_matches(key, list(_FIELDS), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else f" (known keys: {', '.join(_FIELDS)})"
-        raise SettingsError(f"{_SECTION}: unknown key '{key}'{hint}")
+        raise SettingsError(f"{where}: unknown key '{key}'{hint}")
     types, human = _FIELDS[key]
     # bool is an int subclass; `chunk_size: yes` must not become 1.
     if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-        raise SettingsError(f"{_SECTION}.{key} must be {human}, got {value!r}")
+        raise SettingsError(f"{where}.{key} must be {human}, got {value!r}")
     if key in _RANGES and value is not None:
         low, high = _RANGES[key]
         if not low <= value <= high:
-            raise SettingsError(f"{_SECTION}.{key} must be between {low:g} and {high:g}, got {value!r}")
+            raise SettingsError(f"{where}.{key} must be between {low:g} and {high:g}, got {value!r}")
     if key == "timeout":
         value = float(value)
     return value
 
 
-def _check_provider(settings: EmbeddingSettings, given: dict[str, Any]) -> None:
+def _check_provider(settings: EmbeddingSettings, given: dict[str, Any], where: str = _SECTION) -> None:
     if settings.provider not in PROVIDERS:
         raise SettingsError(
-            f"{_SECTION}.provider must be one of {', '.join(PROVIDERS)}, got {settings.provider!r}"
+            f"{where}.provider must be one of {', '.join(PROVIDERS)}, got {settings.provider!r}"
         )
     if settings.chunk_overlap * 2 > settings.chunk_size:
-        raise SettingsError(f"{_SECTION}.chunk_overlap must be at most half of chunk_size")
+        raise SettingsError(f"{where}.chunk_overlap must be at most half of chunk_size")
     if settings.provider == "local":
         if settings.model not in LOCAL_MODELS:
             raise SettingsError(
-                f"{_SECTION}.model: provider local offers {', '.join(LOCAL_MODELS)}, got {settings.model!r}"
+                f"{where}.model: provider local offers {', '.join(LOCAL_MODELS)}, got {settings.model!r}"
             )
         for key in ("base_url", "dimensions", "input_type"):
             if given.get(key):
-                raise SettingsError(f"{_SECTION}.{key} applies to provider openai only")
+                raise SettingsError(f"{where}.{key} applies to provider openai only")
     if settings.base_url is not None and not settings.base_url.startswith(("http://", "https://")):
-        raise SettingsError(f"{_SECTION}.base_url must start with http:// or https://")
+        raise SettingsError(f"{where}.base_url must start with http:// or https://")
 
 
 def resolve_api_key(home: Path) -> str | None:

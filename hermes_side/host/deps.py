@@ -136,7 +136,10 @@ def hermes_version_problem() -> str | None:
     try:
         version = importlib.metadata.version("hermes-agent")
     except importlib.metadata.PackageNotFoundError:
-        return "hermes-agent is not installed in this Python environment"
+        try:  # a source checkout of Hermes has no distribution metadata (Hermes reads this too)
+            from hermes_cli import __version__ as version
+        except ImportError:
+            return "hermes-agent is not installed in this Python environment"
     if spec and not _satisfies(version, spec):
         return f"Hermes {version} is outside the versions this plugin supports ({spec})"
     return None

@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-PLUGIN_KEY = "project-history-recall"  # plugins.enabled entry and our data folder's name
+from .config import PLUGIN_KEY  # plugins.enabled entry and our data folder's name
+
 PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # Hermes' own profile id rule
 DEFAULT = "default"
 

@@ -18,12 +18,32 @@ from typing import Any
 from ..stores import hermes_db
 from .chats import chat_from_row, chat_from_session_id, chat_from_session_key
 
-# Where the operator types: the terminal CLI, the TUI, the desktop app, an editor over ACP.
-# Everything else — api_server, every messaging platform, webhooks, cron deliveries, web UIs —
-# is treated as a chat (fail closed: an unknown source is a chat).
-OPERATOR_SOURCES = frozenset({"cli", "tui", "desktop", "acp"})
+# Hermes' own list of surfaces that are not a human messaging channel. Newer Hermes ships it as
+# gateway/session_context.py NON_MESSAGING_SESSION_SURFACES; on a Hermes without it (0.19) this
+# copy of that upstream set is used, so both classify the same sources.
+UPSTREAM_NON_MESSAGING = frozenset({"", "api_server", "cli", "codex", "desktop", "gateway", "kanban", "local",
+                                    "msgraph_webhook", "tool", "tui", "webhook"})
+# Of those, the ones that carry other people's messages are chats here: api_server is how chat
+# bridges (NoneBot) talk to Hermes, webhooks deliver outsiders' text.
+CARRY_OUTSIDERS = frozenset({"api_server", "webhook", "msgraph_webhook"})
 # Sessions Hermes spawns on behalf of another (delegation, tools) belong where their parent does.
 INHERITING_SOURCES = frozenset({"subagent", "tool", ""})
+
+
+def _non_messaging() -> frozenset[str]:
+    try:
+        from gateway.session_context import NON_MESSAGING_SESSION_SURFACES
+    except ImportError:
+        return UPSTREAM_NON_MESSAGING
+    return frozenset(str(s).strip().lower() for s in NON_MESSAGING_SESSION_SURFACES)
+
+
+# Where the operator types: the terminal CLI, the TUI, the desktop app, an editor over ACP, and
+# Hermes' other operator surfaces (codex, local, gateway, kanban …). Everything else — api_server,
+# every messaging platform, webhooks, cron deliveries, web UIs — is treated as a chat (fail
+# closed: an unknown source is a chat).
+OPERATOR_SOURCES = frozenset({"cli", "tui", "desktop", "acp"}) | (_non_messaging() - CARRY_OUTSIDERS
+                                                                   - INHERITING_SOURCES)
 CHAT_UNBOUND = "chat_unbound"
 
 REFUSALS = {
@@ -70,6 +90,9 @@ def origin_of(session_id: str, rows: Mapping[str, Mapping[str, Any]], recorded: 
         source = row.get("source") or ""
         if source not in OPERATOR_SOURCES:  # Hermes writes them lower-case; anything else, normalise
             source = str(source).strip().lower()
+        created = str(row.get("created_source") or "").strip().lower()  # newer Hermes only
+        if created and created not in OPERATOR_SOURCES and created not in INHERITING_SOURCES:
+            source = created  # created by a chat surface: a chat, whatever `source` says now
         if source in OPERATOR_SOURCES:
             return Origin(True, None) if is_chat else OPERATOR
         name = (recorded.get(sid) or chat_from_row(source, row.get("chat_id"), row.get("chat_type"))

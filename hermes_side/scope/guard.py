@@ -6,7 +6,7 @@ blocks it in chat sessions (``chat_scope``) and points the agent at ``project_hi
 CLI/TUI/desktop sessions keep it. The operator can turn the block off in config.yaml::
 
     plugins:
-      project-history-recall:
+      project-history-recall:            # newer Hermes: plugins.entries.project-history-recall.settings
         block_session_search: false
 
 The hook fails closed: if it cannot tell what kind of session is asking, it blocks.
@@ -18,12 +18,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from ..host import config, features
 from ..stores import hermes_db
 from .chat_rule import origin_of
 
 log = logging.getLogger(__name__)
 
-PLUGIN_KEY = "project-history-recall"
+PLUGIN_KEY = config.PLUGIN_KEY
 SWITCH = "block_session_search"
 TOOL = "session_search"
 BLOCKED = ("session_search is not available in group and chat conversations: it would search every "
@@ -31,25 +32,13 @@ BLOCKED = ("session_search is not available in group and chat conversations: it 
 
 
 def _config(home: Path) -> dict[str, Any]:
-    import yaml
-
-    path = Path(home) / "config.yaml"
-    if not path.exists():
-        return {}
-    doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    return doc if isinstance(doc, dict) else {}
-
-
-def _section(cfg: dict[str, Any], *keys: str) -> Any:
-    for key in keys:
-        cfg = cfg.get(key) if isinstance(cfg, dict) else None
-    return cfg
+    return config.read_config(home)
 
 
 def block_enabled(home: Path) -> bool:
     """The operator's switch; anything but an explicit ``false`` (or an unreadable file) blocks."""
     try:
-        value = _section(_config(home), "plugins", PLUGIN_KEY, SWITCH)
+        value = config.plugin_settings(_config(home)).values.get(SWITCH)
     except Exception:  # a broken config.yaml must not reopen the door
         return True
     return value is not False
@@ -68,8 +57,9 @@ def door_status(home: Path) -> dict[str, Any]:
         return {"blocked_in_chats": False,
                 "reason": "plugin not enabled in this profile: Hermes' session_search reads every chat"}
     if not block_enabled(home):
+        where = config.plugin_settings(cfg).where
         return {"blocked_in_chats": False,
-                "reason": f"turned off (plugins.{PLUGIN_KEY}.{SWITCH}: false): session_search reads every chat"}
+                "reason": f"turned off ({where}.{SWITCH}: false): session_search reads every chat"}
     return {"blocked_in_chats": True, "reason": "chat sessions get project_history_search only"}
 
 
@@ -97,6 +87,8 @@ def on_pre_tool_call(tool_name: str = "", session_id: str = "", **kwargs: Any) -
         from ..host.profile import current_profile
 
         home = current_profile().home
+        if gaps := features.seal_gaps(home):  # cannot tell chats apart here: block, and say why
+            return {"action": "block", "message": f"{BLOCKED} (Hermes lacks: {'; '.join(gaps)})"}
         if not block_enabled(home):
             return None
         chat = is_chat_session(home, str(session_id or get_session_env("HERMES_SESSION_ID") or ""),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..stores import hermes_db
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL, message_text
+from ..stores.messages import eligible_sql, message_text
 from .engine import NO_CONTEXT, SearchEngine, SearchError, public_place
 from .request import RequestError
 from .results import format_when
@@ -68,7 +68,7 @@ def _turn(row: Any, hit_id: int) -> dict[str, Any]:
 
 
 _SELECT = ("SELECT m.id, m.session_id, m.role, m.content, m.timestamp FROM messages m"
-           " JOIN sessions s ON s.id = m.session_id WHERE " + ELIGIBLE_MESSAGE_SQL)
+           " JOIN sessions s ON s.id = m.session_id WHERE ")
 
 
 def open_context(engine: SearchEngine, req: ContextRequest, *, project: str | None = None,
@@ -86,16 +86,17 @@ def open_context(engine: SearchEngine, req: ContextRequest, *, project: str | No
             raise SearchError(f"{NOT_FOUND} ({NO_CONTEXT})", "not_found")
         place, ids = engine.resolve_scope(smap, project=project, session_id=session_id, **hints)
         in_scope = set(ids)
-        hit = conn.execute(_SELECT + " AND m.id = ?", (req.message_id,)).fetchone()
+        select = _SELECT + eligible_sql(conn)
+        hit = conn.execute(select + " AND m.id = ?", (req.message_id,)).fetchone()
         if hit is None or hit["session_id"] not in in_scope:
             raise SearchError(NOT_FOUND, "not_found")
         # The conversation across compression rotations, but only the parts the scope may show.
         members = json.dumps([sid for sid in smap.conversation(hit["session_id"]) if sid in in_scope])
         # "+m.id" keeps SQLite on the per-session index instead of walking the whole table by id.
         where = " AND m.session_id IN (SELECT value FROM json_each(?))"
-        earlier = conn.execute(_SELECT + where + " AND +m.id < ? ORDER BY m.id DESC LIMIT ?",
+        earlier = conn.execute(select + where + " AND +m.id < ? ORDER BY m.id DESC LIMIT ?",
                                (members, hit["id"], req.before + 1)).fetchall()
-        later = conn.execute(_SELECT + where + " AND +m.id > ? ORDER BY m.id LIMIT ?",
+        later = conn.execute(select + where + " AND +m.id > ? ORDER BY m.id LIMIT ?",
                              (members, hit["id"], req.after + 1)).fetchall()
         root = smap.root_of.get(hit["session_id"], hit["session_id"])
         titles = hermes_db.session_titles(conn, sorted({root, hit["session_id"]}))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..host import deps
+from ..host import deps, features
 from ..host.profile import profile_name
 from ..scope.chat_rule import CHAT_UNBOUND, bound_project, refusal
 from ..scope.scope_map import ScopeCache, ScopeMap
@@ -169,6 +169,14 @@ class SearchEngine:
         with self._gate:
             with self._pool_lock:
                 conn = self._pool.pop() if self._pool else None
+            # Newer Hermes can keep sessions in PostgreSQL: state.db is then absent or stale, and
+            # reading it would answer "nothing found" for history that exists. Checked on every
+            # lease (config.yaml is cached by content), so a switch needs no restart.
+            if problem := features.backend_problem(self.home):
+                if conn is not None:
+                    with self._pool_lock:
+                        self._pool.append(conn)
+                raise SearchError(problem, "backend_unsupported")
             if conn is None:
                 try:
                     conn = hermes_db.connect_ro(hermes_db.state_db_path(self.home))

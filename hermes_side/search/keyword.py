@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL, message_text
+from ..stores.messages import eligible_sql, message_text
 from .query import CJK_CHAR, MAX_TERMS, ParsedQuery, bigrams, cjk_runs, fold, fts_quote, like_pattern, trigrams
 
 log = logging.getLogger(__name__)
@@ -98,8 +98,8 @@ class Filters:
     after: float | None = None
     before: float | None = None
 
-    def sql(self) -> tuple[str, list]:
-        clauses = [ELIGIBLE_MESSAGE_SQL, "m.session_id IN (SELECT value FROM json_each(?))"]
+    def sql(self, conn: sqlite3.Connection) -> tuple[str, list]:
+        clauses = [eligible_sql(conn), "m.session_id IN (SELECT value FROM json_each(?))"]
         params: list = [json.dumps(list(self.session_ids))]
         if self.after is not None:
             clauses.append("m.timestamp >= ?")
@@ -313,7 +313,7 @@ def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
     holds one of them (tested in SQL, so only rows that can score cross into Python). No ``lower()``:
     CJK needles cannot change with case, and LIKE folds ASCII case as it goes — lowering every row
     once per needle was most of the cost of a long query."""
-    where, params = filters.sql()
+    where, params = filters.sql(conn)
     extra = ""
     if needles is not None:
         # LIKE reads text only up to a NUL, and multimodal rows start with one ("\x00json:"):

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..host.features import columns
+
 
 class NoDatabase(Exception):
     """Hermes' session database does not exist in this profile (yet)."""
@@ -57,14 +59,24 @@ SESSION_COLUMNS = (
 )
 
 
+# Newer Hermes' ``sessions.created_source`` (how a session was created): read when the column
+# exists, so the chat rule can keep a session a chat whose ``source`` later names an operator surface.
+OPTIONAL_SESSION_COLUMNS = ("created_source",)
+
+
+def _session_columns(conn: sqlite3.Connection) -> str:
+    have = columns(conn, "sessions")
+    return ", ".join((*SESSION_COLUMNS, *(c for c in OPTIONAL_SESSION_COLUMNS if c in have)))
+
+
 def load_session_rows(conn: sqlite3.Connection) -> dict[str, dict[str, Any]]:
-    cols = ", ".join(SESSION_COLUMNS)
+    cols = _session_columns(conn)
     return {r["id"]: dict(r) for r in conn.execute(f"SELECT {cols} FROM sessions")}
 
 
 def session_chain(conn: sqlite3.Connection, session_id: str, limit: int = 64) -> dict[str, dict[str, Any]]:
     """The row of ``session_id`` and of each parent above it (any kind of link), at most ``limit``."""
-    cols = ", ".join(SESSION_COLUMNS)
+    cols = _session_columns(conn)
     rows: dict[str, dict[str, Any]] = {}
     sid: str | None = session_id
     while sid and sid not in rows and len(rows) < limit:
@@ -82,11 +94,13 @@ def sessions_fingerprint(conn: sqlite3.Connection) -> str:
     Cheap next to re-attributing (no Python per row), and exact: any new session, move, archive
     flag or re-parenting changes it, whoever wrote it.
     """
+    extra = "".join(f" || '|' || coalesce({c}, '')" for c in OPTIONAL_SESSION_COLUMNS
+                    if c in columns(conn, "sessions"))
     row = conn.execute(
         "SELECT count(*), group_concat(id || '|' || coalesce(cwd, '') || '|' || coalesce(git_repo_root, '')"
         " || '|' || coalesce(parent_session_id, '') || '|' || coalesce(end_reason, '') || '|'"
         " || coalesce(archived, 0) || '|' || coalesce(source, '') || '|' || coalesce(session_key, '')"
-        " || '|' || coalesce(chat_id, '') || '|' || coalesce(chat_type, ''), char(10)) FROM sessions"
+        f" || '|' || coalesce(chat_id, '') || '|' || coalesce(chat_type, ''){extra}, char(10)) FROM sessions"
     ).fetchone()
     return f"{row[0]}:" + hashlib.blake2b((row[1] or "").encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 

@@ -1,0 +1,230 @@
+"""Which Hermes internals this plugin uses are present in the running Hermes — instead of a
+version pin.
+
+``plugin.yaml``'s ``requires_hermes`` only says ``>=0.19.0``: newer Hermes enforces that field
+before import (hermes_cli/plugins_manifest.py, ``requires_hermes_error``), so an upper bound
+would skip the plugin on every newer release. What the plugin really depends on is checked here,
+each piece by name, at load (``register``) and in ``hermes recall status``:
+
+* Python: the ``SessionDB`` methods moves call (and their parameters), ``projects_db``,
+  ``git_probe``, the session context, the home override, the config reader;
+* hooks: ``pre_llm_call`` and ``pre_tool_call`` are hooks this Hermes knows, and its
+  ``pre_tool_call`` honours a ``{"action": "block"}`` directive;
+* the session backend (``database.backend``): only SQLite ``state.db`` is read;
+* state.db: the tables, columns and FTS tables the searches read (:func:`schema_gaps`, given a
+  connection, since opening one is the stores' job).
+
+A missing piece the seal depends on (the chat rule, the ``session_search`` block) is in
+:func:`seal_gaps`: callers fail closed on any of them. Newer, optional facts (official
+non-messaging sources, hidden rows, ``replace_git_meta`` …) are in :func:`optional_features`;
+they are used when present, and the 0.19 path is kept otherwise.
+
+Pure detection: nothing here writes anything, and every check is cheap (imports Hermes already
+made, ``inspect.signature``, ``PRAGMA table_info``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import config
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One missing Hermes internal: what it is, what it breaks, and whether the seal needs it."""
+
+    name: str  # e.g. "hermes_state.SessionDB.update_session_cwd"
+    needed_for: str  # e.g. "moves"
+    seal: bool = False
+
+    def sentence(self) -> str:
+        return f"{self.name} is missing ({self.needed_for} unavailable)"
+
+
+# (module, attribute path, parameters it must accept, what needs it, seal)
+PYTHON_INTERNALS: tuple[tuple[str, str, tuple[str, ...], str, bool], ...] = (
+    ("hermes_state", "SessionDB", ("db_path",), "moves", False),
+    ("hermes_state", "SessionDB.get_session", ("session_id",), "moves", False),
+    ("hermes_state", "SessionDB.get_compression_lineage", ("session_id",), "moves", False),
+    ("hermes_state", "SessionDB.update_session_cwd", ("session_id", "cwd", "git_branch", "git_repo_root"),
+     "moves", False),
+    ("hermes_cli.projects_db", "list_projects", ("conn", "include_archived"), "projects", True),
+    ("tui_gateway.git_probe", "branch", ("cwd",), "moves", False),
+    ("tui_gateway.git_probe", "common_repo_root", ("cwd",), "repository attribution", False),
+    ("gateway.session_context", "get_session_env", ("name",), "telling chats from the operator", True),
+    ("hermes_constants", "get_hermes_home", (), "profiles", True),
+    ("hermes_constants", "set_hermes_home_override", (), "per-profile recall API", False),
+    ("hermes_constants", "reset_hermes_home_override", (), "per-profile recall API", False),
+    ("hermes_cli.config", "read_raw_config", (), "per-profile recall API", False),
+)
+HOOKS = ("pre_llm_call", "pre_tool_call")  # what hooks.py registers
+# Newer and 0.19 names of the helper that turns a pre_tool_call return into a block.
+BLOCK_DIRECTIVE = ("get_pre_tool_call_directive", "get_pre_tool_call_block_message")
+
+# What the searches, the chat rule and the indexer read from state.db (0.19.0, schema 22).
+TABLES: dict[str, tuple[str, ...]] = {
+    "sessions": ("id", "source", "cwd", "git_repo_root", "git_branch", "parent_session_id", "end_reason",
+                 "archived", "started_at", "title", "session_key", "chat_id", "chat_type", "message_count"),
+    "messages": ("id", "session_id", "role", "content", "timestamp", "active", "compacted"),
+}
+FTS_TABLES = ("messages_fts", "messages_fts_trigram")
+SEAL_COLUMNS = {"sessions": ("id", "source", "parent_session_id", "session_key", "chat_id", "chat_type")}
+
+# Newer Hermes' optional columns, used when present (stores/messages.py, scope/chat_rule.py).
+OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
+    "sessions": ("hidden", "created_source"),
+    "messages": ("display_kind", "_compressed_summary"),
+}
+
+
+def _resolve(module: str, path: str) -> Any:
+    obj: Any = importlib.import_module(module)
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _accepts(func: Any, params: Iterable[str]) -> list[str]:
+    """The parameters of ``params`` that ``func`` does not accept by name."""
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):  # a C function without a signature: trust its name
+        return []
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()):
+        return []
+    return [p for p in params if p not in sig.parameters]
+
+
+def python_gaps() -> list[Gap]:
+    gaps = []
+    for module, path, params, needed_for, seal in PYTHON_INTERNALS:
+        name = f"{module}.{path}"
+        try:
+            obj = _resolve(module, path)
+        except (ImportError, AttributeError):
+            gaps.append(Gap(name, needed_for, seal))
+            continue
+        missing = _accepts(obj, params)
+        if missing:
+            gaps.append(Gap(f"{name}({', '.join(missing)}=…)", needed_for, seal))
+    return gaps
+
+
+def hook_gaps() -> list[Gap]:
+    try:
+        plugins = importlib.import_module("hermes_cli.plugins")
+    except ImportError:
+        return [Gap("hermes_cli.plugins", "every hook", True)]
+    known = getattr(plugins, "VALID_HOOKS", None)
+    gaps = [Gap(f"hook {hook}", "placing chat sessions" if hook == "pre_llm_call" else "blocking session_search",
+                hook == "pre_tool_call")
+            for hook in HOOKS if known is not None and hook not in known]
+    if not any(hasattr(plugins, name) for name in BLOCK_DIRECTIVE):
+        gaps.append(Gap("pre_tool_call block directive", "blocking session_search in chats", True))
+    return gaps
+
+
+def backend(home: Path | str) -> str:
+    """Hermes' session backend in this profile (``sqlite`` unless config.yaml says otherwise)."""
+    return config.session_backend(config.read_config(home))
+
+
+def backend_problem(home: Path | str) -> str | None:
+    """A sentence when the sessions are not in SQLite ``state.db`` (e.g. ``database.backend:
+    postgres``): this plugin reads ``state.db`` only, so it would otherwise find nothing."""
+    try:
+        name = backend(home)
+    except config.ConfigError as exc:
+        return f"the session backend cannot be told ({exc})"
+    if name == config.SQLITE:
+        return None
+    return (f"Hermes' session backend '{name}' (database.backend) is not supported yet: project history "
+            "recall reads the SQLite state.db only")
+
+
+def columns(conn: sqlite3.Connection, table: str) -> frozenset[str]:
+    return frozenset(r[1] for r in conn.execute(f"PRAGMA table_info({table})"))
+
+
+def schema_gaps(conn: sqlite3.Connection) -> list[Gap]:
+    """Tables, columns and FTS tables of state.db this plugin reads that ``conn``'s file lacks."""
+    gaps = []
+    for table, wanted in TABLES.items():
+        have = columns(conn, table)
+        if not have:
+            gaps.append(Gap(f"state.db table {table}", "every search", True))
+            continue
+        sealed = set(SEAL_COLUMNS.get(table, ()))
+        gaps += [Gap(f"state.db column {table}.{c}", "every search", c in sealed) for c in wanted if c not in have]
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    gaps += [Gap(f"state.db FTS table {t}", "keyword search", False) for t in FTS_TABLES if t not in names]
+    return gaps
+
+
+def seal_gaps(home: Path | str | None = None, conn: sqlite3.Connection | None = None) -> list[str]:
+    """Everything the seal (chat sessions see only their chat's project; ``session_search``
+    blocked in chats) depends on that this Hermes lacks, one sentence each; ``[]`` = intact.
+
+    For scope/guard.py and the seal report: any entry means "fail closed". ``home`` adds the
+    session-backend check, ``conn`` (a read-only state.db connection) the schema check.
+    """
+    gaps = [g for g in python_gaps() + hook_gaps() if g.seal]
+    out = [g.sentence() for g in gaps]
+    if home is not None and (problem := backend_problem(home)):
+        out.append(problem)
+    if conn is not None:
+        out += [g.sentence() for g in schema_gaps(conn) if g.seal]
+    return out
+
+
+def _update_cwd_accepts_replace() -> bool:
+    try:
+        return not _accepts(_resolve("hermes_state", "SessionDB.update_session_cwd"), ("replace_git_meta",))
+    except (ImportError, AttributeError):
+        return False
+
+
+def _official_surfaces() -> bool:
+    try:
+        return hasattr(importlib.import_module("gateway.session_context"), "NON_MESSAGING_SESSION_SURFACES")
+    except ImportError:
+        return False
+
+
+def optional_features(conn: sqlite3.Connection | None = None) -> dict[str, bool]:
+    """Newer Hermes facts the plugin uses when present (False = the 0.19 path is used)."""
+    out = {"replace_git_meta": _update_cwd_accepts_replace(),
+           "official_non_messaging_sources": _official_surfaces()}
+    if conn is not None:
+        for table, names in OPTIONAL_COLUMNS.items():
+            have = columns(conn, table)
+            out.update({f"{table}.{c}": c in have for c in names})
+    return out
+
+
+def report(home: Path | str, conn: sqlite3.Connection | None = None) -> dict[str, Any]:
+    """For ``hermes recall status`` / ``GET /status``: each missing piece by name, what the seal
+    lacks, the session backend, and which newer features are in use. No paths."""
+    gaps = python_gaps() + hook_gaps() + (schema_gaps(conn) if conn is not None else [])
+    problem = backend_problem(home)
+    try:
+        name = backend(home)
+    except config.ConfigError:
+        name = "unknown"
+    return {"ok": not gaps and problem is None,
+            "backend": {"name": name, "supported": problem is None, **({"detail": problem} if problem else {})},
+            "missing": [g.sentence() for g in gaps],
+            "seal_gaps": seal_gaps(home, conn),
+            "optional": optional_features(conn)}
+
+
+def load_problems() -> list[str]:
+    """What ``register`` logs at load: the Python and hook gaps (no file is opened at load)."""
+    return [g.sentence() for g in python_gaps() + hook_gaps()]
