@@ -142,7 +142,7 @@ def hermes_features(home: Path) -> dict[str, Any]:
     """host/features.py's report: each Hermes internal this plugin uses that is missing, what the
     seal lacks, the session backend, and the newer features in use. No paths."""
     try:
-        conn = hermes_db.connect_ro(hermes_db.state_db_path(home))
+        conn = hermes_db.connect_state(home)
     except hermes_db.NoDatabase:
         return features.report(home)
     try:

@@ -1,83 +1,148 @@
-"""Where this plugin's settings live in a profile's ``config.yaml``, and Hermes' session backend.
+"""The profile's ``config.yaml`` and ``.env``, read in one place.
 
-Hermes 0.19 has no settings API for plugins, so the plugin's section was ``plugins.<id>``.
-Newer Hermes (``ctx.get_config`` / ``hermes plugins config``, hermes_cli/plugins_manifest.py
-``validate_config_schema``) keeps them under ``plugins.entries.<id>.settings``. Both are read
-here, and only here: the newer place wins when it holds a mapping, otherwise the old one counts,
-so a config migrated by a newer Hermes and a hand-written 0.19 config both work.
+Every setting of this plugin (the embedding section, the ``session_search`` switch, the Home
+folder for moves, whether a profile enabled the plugin) and every key in a ``.env`` (the recall
+API's, the embedding provider's) is read here, so each file has one parser and one answer to
+"what if it is broken": :class:`ConfigError`, which each caller turns into its own safe default.
+
+Where the plugin's own settings live depends on the Hermes: 0.19 has no settings API for plugins,
+so they were ``plugins.<id>``; newer Hermes (``ctx.get_config`` / ``hermes plugins config``,
+hermes_cli/plugins_manifest.py ``validate_config_schema``) keeps them under
+``plugins.entries.<id>.settings``. :func:`plugin_settings` reads the newer place when it holds a
+mapping, else the old one, so a config migrated by a newer Hermes and a hand-written 0.19 config
+both work.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-PLUGIN_KEY = "project-history-recall"  # Hermes' registry key: plugins.enabled and the settings id
-SQLITE = "sqlite"
+from ..errors import RecallError
+from .profile import PLUGIN_KEY, profile_at
 
 
-class ConfigError(ValueError):
-    """config.yaml exists but cannot be read as YAML; the message names no secret."""
+class ConfigError(RecallError):
+    """config.yaml exists but cannot be read or parsed. The message names the file, not its folder."""
+
+    code = "config_unreadable"
 
 
-@dataclass(frozen=True)
-class PluginSettings:
-    values: dict[str, Any]  # the plugin's settings mapping ({} when none)
-    where: str  # dotted path they were read from, for error messages that name the key
-
-
-OLD_PLACE = f"plugins.{PLUGIN_KEY}"
-NEW_PLACE = f"plugins.entries.{PLUGIN_KEY}.settings"
-
-_CACHE: dict[str, tuple[bytes, Any]] = {}
+_lock = threading.Lock()
+_PARSED: dict[str, tuple[bytes, dict[str, Any] | ConfigError]] = {}
 
 
 def read_config(home: Path | str) -> dict[str, Any]:
-    """``home/config.yaml`` as a mapping ({} when absent). Cached by content: every search asks,
-    and the pure-Python YAML parser takes milliseconds on a Hermes config."""
-    path = Path(home) / "config.yaml"
+    """``home/config.yaml`` as a mapping; ``{}`` when there is none (or it holds no mapping).
+
+    Cached by file content: Hermes configs are several KB of YAML, which the pure-Python parser
+    takes milliseconds to read, and every search asks. (Not by mtime: a rewrite within the same
+    clock tick would go unnoticed.) The mapping is shared: callers only read it."""
+    path = profile_at(home).config_file
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        raise ConfigError(f"{path.name}: cannot read ({exc.__class__.__name__})") from None
-    cached = _CACHE.get(str(path))
+        raise ConfigError(f"{path.name}: cannot read ({exc.__class__.__name__})", detail=str(path)) from None
+    with _lock:
+        cached = _PARSED.get(str(path))
     if cached is None or cached[0] != raw:
-        try:
-            doc = yaml.safe_load(raw.decode("utf-8")) or {}
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            doc = ConfigError(f"{path.name}: cannot read YAML ({exc.__class__.__name__})")
-        cached = _CACHE[str(path)] = (raw, doc if isinstance(doc, (dict, ConfigError)) else {})
+        cached = (raw, _parse(path, raw))
+        with _lock:
+            _PARSED[str(path)] = cached
     if isinstance(cached[1], ConfigError):
-        raise ConfigError(str(cached[1]))
+        raise ConfigError(str(cached[1]), detail=cached[1].detail)
     return cached[1]
 
 
-def _get(doc: Any, *keys: str) -> Any:
+def _parse(path: Path, raw: bytes) -> dict[str, Any] | ConfigError:
+    import yaml
+
+    try:
+        doc = yaml.safe_load(raw.decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        return ConfigError(f"{path.name}: cannot read YAML ({exc.__class__.__name__})", detail=str(path))
+    return doc if isinstance(doc, dict) else {}
+
+
+def section(doc: Any, *keys: str) -> Any:
+    """``doc[k1][k2]…``, or None as soon as a level is missing or not a mapping."""
     for key in keys:
-        doc = doc.get(key) if isinstance(doc, dict) else None
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(key)
     return doc
+
+
+OLD_PLACE = f"plugins.{PLUGIN_KEY}"  # Hermes 0.19
+NEW_PLACE = f"plugins.entries.{PLUGIN_KEY}.settings"  # newer Hermes
+SQLITE = "sqlite"
+
+
+@dataclass(frozen=True)
+class PluginSettings:
+    values: dict[str, Any]  # the plugin's settings mapping ({} when none)
+    where: str  # the dotted path they were read from, for messages that name a key
 
 
 def plugin_settings(doc: dict[str, Any]) -> PluginSettings:
     """The plugin's settings in a parsed config: ``plugins.entries.<id>.settings`` when that is a
     mapping, else ``plugins.<id>``."""
-    new = _get(doc, "plugins", "entries", PLUGIN_KEY, "settings")
+    new = section(doc, "plugins", "entries", PLUGIN_KEY, "settings")
     if isinstance(new, dict):
         return PluginSettings(new, NEW_PLACE)
-    old = _get(doc, "plugins", PLUGIN_KEY)
+    old = section(doc, "plugins", PLUGIN_KEY)
     return PluginSettings(old if isinstance(old, dict) else {}, OLD_PLACE)
 
 
-def settings_of(home: Path | str) -> PluginSettings:
-    return plugin_settings(read_config(home))
+def plugin_section(home: Path | str, *keys: str) -> Any:
+    """The plugin's settings ``[.keys…]`` in the profile's config.yaml (None when absent), from
+    whichever place :func:`plugin_settings` picks."""
+    return section(plugin_settings(read_config(home)).values, *keys)
+
+
+def settings_place(home: Path | str) -> str:
+    """Where :func:`plugin_section` reads from, as a dotted path (for messages naming a key)."""
+    try:
+        return plugin_settings(read_config(home)).where
+    except ConfigError:
+        return OLD_PLACE
 
 
 def session_backend(doc: dict[str, Any]) -> str:
     """Hermes' session store: ``database.backend`` (newer Hermes; absent = SQLite state.db)."""
-    backend = _get(doc, "database", "backend")
+    backend = section(doc, "database", "backend")
     return str(backend).strip().lower() if backend not in (None, "") else SQLITE
+
+
+def read_env(home: Path | str) -> dict[str, str]:
+    """The profile's ``.env`` as Hermes reads it (python-dotenv); ``{}`` when absent or unreadable.
+    Values are never logged."""
+    path = profile_at(home).env_file
+    try:
+        if not path.is_file():
+            return {}
+        from dotenv import dotenv_values
+
+        return {k: v for k, v in dotenv_values(path).items() if v is not None}
+    except (OSError, UnicodeDecodeError):
+        return {}
+
+
+def plugin_enabled(home: Path | str) -> bool:
+    """Hermes' own rule (``hermes_cli.plugins``): listed in ``plugins.enabled`` of that profile's
+    config.yaml and not in ``plugins.disabled``; a missing or unreadable config enables nothing
+    (Hermes' reader answers ``{}`` for a broken file, too). Reads the given home's file only, so
+    asking about another profile never touches this process's ``HERMES_HOME``."""
+    try:
+        plugins = section(read_config(home), "plugins")
+    except ConfigError:
+        return False
+    if not isinstance(plugins, dict):
+        return False
+    enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
+    return (isinstance(enabled, list) and PLUGIN_KEY in enabled
+            and not (isinstance(disabled, list) and PLUGIN_KEY in disabled))

@@ -141,8 +141,8 @@ def backend_problem(home: Path | str) -> str | None:
     postgres``): this plugin reads ``state.db`` only, so it would otherwise find nothing."""
     try:
         name = backend(home)
-    except config.ConfigError as exc:
-        return f"the session backend cannot be told ({exc})"
+    except config.ConfigError:  # Hermes reads a broken config.yaml as {}: its default, SQLite
+        return None
     if name == config.SQLITE:
         return None
     return (f"Hermes' session backend '{name}' (database.backend) is not supported yet: project history "

@@ -18,27 +18,23 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from ..host import config, features
+from ..host import features
+from ..host.config import plugin_enabled, plugin_section, read_config, settings_place
 from ..stores import hermes_db
 from .chat_rule import origin_of
 
 log = logging.getLogger(__name__)
 
-PLUGIN_KEY = config.PLUGIN_KEY
 SWITCH = "block_session_search"
 TOOL = "session_search"
 BLOCKED = ("session_search is not available in group and chat conversations: it would search every "
            "chat of this assistant. Use project_history_search instead; it searches this chat's project.")
 
 
-def _config(home: Path) -> dict[str, Any]:
-    return config.read_config(home)
-
-
 def block_enabled(home: Path) -> bool:
     """The operator's switch; anything but an explicit ``false`` (or an unreadable file) blocks."""
     try:
-        value = config.plugin_settings(_config(home)).values.get(SWITCH)
+        value = plugin_section(home, SWITCH)
     except Exception:  # a broken config.yaml must not reopen the door
         return True
     return value is not False
@@ -47,17 +43,14 @@ def block_enabled(home: Path) -> bool:
 def door_status(home: Path) -> dict[str, Any]:
     """For ``hermes recall status``: is ``session_search`` blocked in chat sessions?"""
     try:
-        cfg = _config(home)
+        read_config(home)
     except Exception as exc:
-        return {"blocked_in_chats": True, "reason": f"config.yaml unreadable ({type(exc).__name__}); blocking"}
-    plugins = cfg.get("plugins") if isinstance(cfg.get("plugins"), dict) else {}
-    enabled = plugins.get("enabled") if isinstance(plugins.get("enabled"), list) else []
-    disabled = plugins.get("disabled") if isinstance(plugins.get("disabled"), list) else []
-    if PLUGIN_KEY not in enabled or PLUGIN_KEY in disabled:
+        return {"blocked_in_chats": True, "reason": f"{exc}; blocking"}
+    if not plugin_enabled(home):
         return {"blocked_in_chats": False,
                 "reason": "plugin not enabled in this profile: Hermes' session_search reads every chat"}
     if not block_enabled(home):
-        where = config.plugin_settings(cfg).where
+        where = settings_place(home)
         return {"blocked_in_chats": False,
                 "reason": f"turned off ({where}.{SWITCH}: false): session_search reads every chat"}
     return {"blocked_in_chats": True, "reason": "chat sessions get project_history_search only"}
@@ -67,7 +60,7 @@ def is_chat_session(home: Path, session_id: str, session_key: str | None, platfo
     rows: dict[str, dict[str, Any]] = {}
     if session_id:
         try:
-            conn = hermes_db.connect_ro(hermes_db.state_db_path(home))
+            conn = hermes_db.connect_state(home)
         except hermes_db.NoDatabase:
             conn = None
         if conn is not None:
