@@ -13,8 +13,15 @@ runtime (or in a test) is honoured on the next command without any cache to inva
 
 from __future__ import annotations
 
-from nonebot import get_plugin_config
-from pydantic import BaseModel, Field
+import json
+import re
+from typing import Any
+
+from nonebot import get_plugin_config, logger
+from pydantic import BaseModel, Field, field_validator
+
+# A command name alconna can match after the command start: no spaces, not empty.
+COMMAND_NAME = re.compile(r"^[^\s/]{1,32}$")
 
 
 class GroupEndpoint(BaseModel):
@@ -45,7 +52,9 @@ class Config(BaseModel):
     """Routing table keyed ``{adapter}:{group_id}`` (adapter normalised: ``onebotv11``, ``telegram``).
     Groups not listed use the default endpoint and start without a project."""
 
-    history_recall_admin_users: set[str] = Field(default_factory=set)
+    # "| str": NoneBot lets a value that is not JSON through only for a union-typed field; then
+    # _list_or_words reads it (with a warning) instead of NoneBot's SettingsError traceback.
+    history_recall_admin_users: set[str] | str = Field(default_factory=set)
     """``{adapter}:{user_id}`` entries allowed to use ``/move`` and ``/recall-status``.
     NoneBot's ``SUPERUSERS`` always count as admins too. Empty = only superusers."""
 
@@ -59,6 +68,47 @@ class Config(BaseModel):
     history_recall_forward_threshold: int = Field(default=1000, ge=0)
     """Replies longer than this many characters go out as a forward card where the adapter has
     one (OneBot v11, Satori, Milky, Red, Kritor, Mirai); elsewhere they are trimmed to whole results."""
+
+    history_recall_move_command: str = "move"
+    """Name of the admin ``/move`` command, e.g. ``recall-move`` when another plugin owns ``/move``."""
+
+    history_recall_move_aliases: set[str] | str = Field(default_factory=set)
+    """More names for it (alconna aliases), e.g. ``["绑定项目"]``."""
+
+    history_recall_status_command: str = "recall-status"
+    """Name of the admin ``/recall-status`` command."""
+
+    history_recall_status_aliases: set[str] | str = Field(default_factory=set)
+    """More names for it."""
+
+    @field_validator("history_recall_admin_users", "history_recall_move_aliases", "history_recall_status_aliases",
+                     mode="before")
+    @classmethod
+    def _list_or_words(cls, value: Any, info: Any) -> Any:
+        """A JSON list as documented; a plain ``a,b`` or ``a b`` (a common slip) is read as its
+        words with a startup warning, instead of a traceback that takes the whole plugin down."""
+        if not isinstance(value, str):
+            return set(value) if isinstance(value, list | tuple) else value
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, list):
+            return set(parsed)
+        words = [w for w in re.split(r"[,\s]+", value.strip()) if w]
+        logger.warning(
+            f"[history-recall] {info.field_name.upper()} is not a JSON list; read as {words!r}. "
+            f"Write it as JSON, e.g. {info.field_name.upper()}='[\"onebotv11:10001\"]'"
+        )
+        return set(words)
+
+    @field_validator("history_recall_move_command", "history_recall_status_command")
+    @classmethod
+    def _command_name(cls, value: str) -> str:
+        value = value.strip().lstrip("/")
+        if not COMMAND_NAME.match(value):
+            raise ValueError("a command name is 1-32 characters without spaces or '/'")
+        return value
 
 
 plugin_config = get_plugin_config(Config)

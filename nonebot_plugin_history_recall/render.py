@@ -25,7 +25,8 @@ LOW_RELEVANCE = "相关度低 (weak match)"
 PRIVATE_CHAT = "📌 /recall 只在群聊里可用：它查的是本群关联项目的历史。(/recall works in group chats)"
 BAD_MODE = "⚠️ --mode 只能是 hybrid、keyword 或 semantic。(--mode must be hybrid, keyword or semantic)"
 BAD_LIMIT = f"⚠️ --limit 要是 {LIMIT_MIN} 到 {LIMIT_MAX} 之间的数字。(--limit must be {LIMIT_MIN}-{LIMIT_MAX})"
-MOVE_IN_GROUP = "📌 /move 只在群聊里可用。(/move works in group chats)"
+def move_in_group(prefix: str = "/", move: str = "move") -> str:
+    return f"📌 {prefix}{move} 只在群聊里可用。({prefix}{move} works in group chats)"
 BAD_DATE = (
     "⚠️ --after / --before 要是日期（2026-11-01）或一段时间（24h、7d、2w、3m）。"
     "(--after/--before take a date or a span like 7d)"
@@ -48,7 +49,8 @@ _SEMANTIC_NOTES = {
 }
 
 
-def help_text(is_admin: bool, prefix: str = "/", can_move: bool | None = None, cooldown: float = 0) -> str:
+def help_text(is_admin: bool, prefix: str = "/", can_move: bool | None = None, cooldown: float = 0,
+              move: str = "move", status: str = "recall-status") -> str:
     """``/recall`` alone. Admin commands are listed only to those who may use them:
     ``/move`` to ``can_move`` (defaults to ``is_admin``), ``/recall-status`` to bot admins."""
     can_move = is_admin if can_move is None else can_move
@@ -65,12 +67,12 @@ def help_text(is_admin: bool, prefix: str = "/", can_move: bool | None = None, c
     if can_move:
         lines += [
             "管理员：",
-            f"{prefix}move — 列出可以关联的项目",
-            f"{prefix}move <项目> — 把本群的对话移到项目，并把本群关联到它",
-            f"{prefix}move --home — 移回 Home，取消关联",
+            f"{prefix}{move} — 列出可以关联的项目",
+            f"{prefix}{move} <项目> — 把本群的对话移到项目，并把本群关联到它",
+            f"{prefix}{move} --home — 移回 Home，取消关联",
         ]
     if is_admin:
-        lines.append(f"{prefix}recall-status — 检索服务与本群的状态")
+        lines.append(f"{prefix}{status} — 检索服务与本群的状态")
     return "\n".join(lines)
 
 
@@ -81,8 +83,8 @@ def usage_error(prefix: str = "/") -> str:
     )
 
 
-def move_usage(prefix: str = "/") -> str:
-    return f"用法：{prefix}move <项目 id 或 slug>，或 {prefix}move --home"
+def move_usage(prefix: str = "/", move: str = "move") -> str:
+    return f"用法：{prefix}{move} <项目 id 或 slug>，或 {prefix}{move} --home"
 
 
 def _shorten(text: str, width: int) -> str:
@@ -312,10 +314,11 @@ def context_blocks(data: Mapping[str, Any], index: int, now: datetime) -> list[s
     return blocks
 
 
-def render_projects(data: Mapping[str, Any], binding: Mapping[str, Any] | None, prefix: str = "/") -> str:
+def render_projects(data: Mapping[str, Any], binding: Mapping[str, Any] | None, prefix: str = "/",
+                    move: str = "move") -> str:
     """``/move`` alone: the profile's projects (name and slug, never folders), the group's marked."""
     projects = [p for p in data.get("projects") or [] if isinstance(p, Mapping)]
-    usage = move_usage(prefix)
+    usage = move_usage(prefix, move)
     if not projects:
         return f"📁 Hermes 里还没有项目，先在 Hermes 里建一个再来关联。(no projects yet)\n{usage}"
     bound_id = ((binding or {}).get("project") or {}).get("id") if (binding or {}).get("state") == "bound" else None

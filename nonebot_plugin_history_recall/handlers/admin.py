@@ -3,8 +3,13 @@
 Like nonebot-plugin-hermes' ``/hermes-status``: only admins get an answer — ``{adapter}:{user_id}``
 entries of ``history_recall_admin_users`` and NoneBot's ``SUPERUSERS``; with the opt-in
 ``history_recall_group_admins_can_move`` also a group's owner and admins, for ``/move`` in that
-group. Everyone else gets silence (logged at DEBUG), so the commands do not reveal that they exist;
-``block=True`` still keeps the text away from chat handlers with a lower priority.
+group. Everyone else gets silence (logged at DEBUG), so the commands do not reveal that they exist.
+
+Good citizen in a bot with other plugins: for someone who may not use them the matchers do not
+match at all (a rule, checked before the handler), so the event goes on to the next matcher — a
+chess plugin's own ``/move`` still answers everyone else. For admins ``block=True`` keeps the
+command away from lower priorities. Both names are configurable
+(``HISTORY_RECALL_MOVE_COMMAND=recall-move``), with alconna aliases.
 """
 
 from __future__ import annotations
@@ -13,13 +18,15 @@ import asyncio
 
 from nonebot import logger
 from nonebot.adapters import Bot, Event
+from nonebot.rule import Rule
 from nonebot_plugin_alconna import Alconna, Args, Arparma, CommandMeta, Option, on_alconna
 
 from .. import client
 from ..bindings import forget_pending
 from ..client import LOG_PREFIX, ApiResult
+from ..config import plugin_config
 from ..outbound import send_reply
-from ..render import MOVE_IN_GROUP, move_usage, render_move, render_projects, render_status
+from ..render import move_in_group, move_usage, render_move, render_projects, render_status
 from ..routing import resolve_endpoint
 from .common import COMMAND_PRIORITY, ChatContext, chat_context, command_prefix
 
@@ -30,18 +37,33 @@ _ADMIN_COMMAND = {
     "priority": COMMAND_PRIORITY,
     "block": True,
 }
+MOVE = plugin_config.history_recall_move_command
+STATUS = plugin_config.history_recall_status_command
+
+
+async def _may_move(bot: Bot, event: Event) -> bool:
+    return (await chat_context(bot, event)).can_move
+
+
+async def _is_admin(bot: Bot, event: Event) -> bool:
+    return (await chat_context(bot, event)).is_admin
+
 
 move_cmd = on_alconna(
     Alconna(
-        "move",
+        MOVE,
         Args["project?", str],
         Option("--home"),
         meta=CommandMeta(description="move this group's conversations to a project", hide=True),
     ),
+    rule=Rule(_may_move),
+    aliases=set(plugin_config.history_recall_move_aliases),
     **_ADMIN_COMMAND,
 )
 status_cmd = on_alconna(
-    Alconna("recall-status", meta=CommandMeta(description="recall service status", hide=True)),
+    Alconna(STATUS, meta=CommandMeta(description="recall service status", hide=True)),
+    rule=Rule(_is_admin),
+    aliases=set(plugin_config.history_recall_status_aliases),
     **_ADMIN_COMMAND,
 )
 
@@ -57,16 +79,16 @@ async def _list_projects(ctx: ChatContext, chat: str) -> str:
     projects, binding = await asyncio.gather(client.projects(endpoint), client.get_binding(endpoint, chat))
     if not projects.ok:
         return projects.error
-    return render_projects(projects.data or {}, binding.data, command_prefix())
+    return render_projects(projects.data or {}, binding.data, command_prefix(), MOVE)
 
 
 @move_cmd.handle()
 async def handle_move(bot: Bot, event: Event, arp: Arparma) -> None:
     ctx = await chat_context(bot, event)
-    if not _allowed(ctx.can_move, ctx, "/move"):
+    if not _allowed(ctx.can_move, ctx, f"/{MOVE}"):  # the rule already said no; kept as the last word
         await move_cmd.finish()
     if ctx.chat is None:
-        await send_reply(MOVE_IN_GROUP)
+        await send_reply(move_in_group(command_prefix(), MOVE))
         await move_cmd.finish()
     project = str(arp.all_matched_args.get("project") or "").strip()
     home = arp.find("home")
@@ -74,7 +96,7 @@ async def handle_move(bot: Bot, event: Event, arp: Arparma) -> None:
         await send_reply(await _list_projects(ctx, ctx.chat))
         await move_cmd.finish()
     if not arp.matched or home == bool(project):  # exactly one of <project> and --home
-        await send_reply(move_usage(command_prefix()))
+        await send_reply(move_usage(command_prefix(), MOVE))
         await move_cmd.finish()
 
     endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
@@ -98,7 +120,7 @@ def _pair(result: ApiResult) -> tuple[dict | None, str]:
 @status_cmd.handle()
 async def handle_status(bot: Bot, event: Event) -> None:
     ctx = await chat_context(bot, event)
-    if not _allowed(ctx.is_admin, ctx, "/recall-status"):
+    if not _allowed(ctx.is_admin, ctx, f"/{STATUS}"):
         await status_cmd.finish()
     endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
     health, status = await asyncio.gather(client.health(endpoint), client.status(endpoint))

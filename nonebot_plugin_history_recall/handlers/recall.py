@@ -80,7 +80,8 @@ class OpenRequest:
 
 
 def _help(ctx: ChatContext, prefix: str) -> str:
-    return help_text(ctx.is_admin, prefix, can_move=ctx.can_move, cooldown=plugin_config.history_recall_cooldown)
+    return help_text(ctx.is_admin, prefix, can_move=ctx.can_move, cooldown=plugin_config.history_recall_cooldown,
+                     move=plugin_config.history_recall_move_command, status=plugin_config.history_recall_status_command)
 
 
 def parse_request(arp: Arparma, ctx: ChatContext, prefix: str) -> RecallRequest | OpenRequest | str:

@@ -45,6 +45,7 @@ def plugin_settings() -> dict[str, Any]:
         "history_recall_groups": {f"onebotv11:{ROUTED_GROUP}": {"url": TEAM_URL, "key": TEAM_KEY}},
         "history_recall_admin_users": {f"onebotv11:{ADMIN_ID}"},
         "history_recall_forward_threshold": 1000,
+        "history_recall_move_aliases": ["recall-move"],  # an alias beside the default name
     }
 
 

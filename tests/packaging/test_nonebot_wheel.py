@@ -12,7 +12,10 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -118,3 +121,169 @@ async def test_a_real_nonebot_process_loads_the_installed_wheel_and_answers(whee
     where = run(python(env_path), "-c", f"import importlib.util as u; print(u.find_spec('{MODULE}').origin)",
                 cwd=tmp_path, env=clean_env())
     assert Path(where.stdout.strip()).is_relative_to(env_path)
+
+
+# -- from a fresh clone: python -m build, the sdist installs ---------------------------------------
+
+def fresh_checkout(dest: Path) -> Path:
+    """The files of this checkout the NoneBot build reads, as ``git clone -c core.symlinks=false``
+    writes them: tracked (or new, not ignored) files copied; a symlink would become a plain text
+    file holding its target — the build must not need one."""
+    listed = run("git", "ls-files", "-s", "--", "packaging/nonebot", "nonebot_plugin_history_recall", "LICENSE",
+                 cwd=REPO_ROOT).stdout.splitlines()
+    others = run("git", "ls-files", "--others", "--exclude-standard", "--", "packaging/nonebot",
+                 "nonebot_plugin_history_recall", cwd=REPO_ROOT).stdout.splitlines()
+    entries = [(line.split(maxsplit=3)[0], line.split("\t", 1)[1]) for line in listed] + [("100644", o) for o in others]
+    for mode, rel in entries:
+        src, out = REPO_ROOT / rel, dest / rel
+        if not src.exists() and not src.is_symlink():
+            continue  # deleted in the work tree
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if mode == "120000":
+            out.write_text(os.readlink(src), encoding="utf-8")
+        else:
+            out.write_bytes(src.read_bytes())
+    return dest
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict[str, Path]:
+    """``python -m build packaging/nonebot``: the sdist, then the wheel built from that sdist."""
+    root = fresh_checkout(tmp_path_factory.mktemp("clone"))
+    out = tmp_path_factory.mktemp("dist")
+    tool = venv("build-tool", ["build"])
+    run(python(tool), "-m", "build", root / "packaging" / "nonebot", "-o", out, cwd=root, env=clean_env())
+    (sdist,) = out.glob("*.tar.gz")
+    (wheel_,) = out.glob("*.whl")
+    return {"sdist": sdist, "wheel": wheel_}
+
+
+def test_python_m_build_makes_a_self_contained_sdist_and_wheel(built):
+    with tarfile.open(built["sdist"]) as tf:
+        members = {m.name.split("/", 1)[1]: m for m in tf.getmembers() if "/" in m.name}
+        assert not [n for n, m in members.items() if m.issym() or m.islnk()]
+        assert members["LICENSE"].isfile() and b"MIT" in tf.extractfile(members["LICENSE"]).read()
+        assert members[f"{MODULE}/__init__.py"].isfile() and members[f"{MODULE}/handlers/admin.py"].isfile()
+    names, headers = wheel_metadata(built["wheel"])
+    assert f"{MODULE}/__init__.py" in names and headers["Name"] == ["nonebot-plugin-history-recall"]
+    assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {MODULE}
+
+
+def test_the_sdist_installs_and_imports(built, tmp_path):
+    env_path = venv("nb-store", requires_dist(built["wheel"]))
+    run(python(env_path), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--force-reinstall",
+        "--no-deps", built["sdist"], env=clean_env())
+    where = run(python(env_path), "-c", f"import importlib.util as u; print(u.find_spec('{MODULE}').origin)",
+                cwd=tmp_path, env=clean_env())
+    assert Path(where.stdout.strip()).is_relative_to(env_path)
+
+
+# -- the store's publish check (nonebot/noneflow), offline -----------------------------------------
+# noneflow validates a plugin with PluginPublishInfo (src/providers/validation/models.py): the
+# rules below are its field rules; the network lookups (PyPI name, homepage answering 200, the
+# store's adapter list) are replaced by the recorded adapter list.
+STORE_ADAPTERS = frozenset({  # module_name of every adapter in nonebot/nonebot2 assets/adapters.json5
+    "nonebot.adapters.onebot.v11", "nonebot.adapters.ding", "nonebot.adapters.feishu", "nonebot.adapters.telegram",
+    "nonebot.adapters.qq", "nonebot.adapters.kaiheila", "nonebot.adapters.mirai", "nonebot.adapters.onebot.v12",
+    "nonebot.adapters.console", "nonebot.adapters.github", "nonebot.adapters.ntchat", "nonebot.adapters.minecraft",
+    "nonebot.adapters.bilibili", "nonebot_adapter_walleq", "nonebot.adapters.villa", "nonebot.adapters.red",
+    "nonebot.adapters.discord", "nonebot.adapters.satori", "nonebot.adapters.dodo", "nonebot.adapters.rocketchat",
+    "nonebot.adapters.kritor", "nonebot_adapter_tailchat", "nonebot.adapters.mail", "nonebot.adapters.heybox",
+})
+PYPI_PACKAGE_NAME = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)  # noneflow constants.py
+PYTHON_MODULE_NAME = re.compile(r"^([A-Z]|[A-Z][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
+
+
+def noneflow_errors(meta: dict, module_name: str, project_link: str) -> list[str]:
+    errors = []
+    if not meta["name"] or len(meta["name"]) > 50:
+        errors.append("name: 1-50 characters")
+    if not meta["desc"]:
+        errors.append("desc: missing")
+    if not re.match(r"^(https?://.*|/docs/.*)$", (meta["homepage"] or "").strip()):
+        errors.append("homepage: not a URL")
+    if meta["type"] not in ("application", "library"):
+        errors.append("type: application or library")
+    if not PYTHON_MODULE_NAME.match(module_name):
+        errors.append("module_name")
+    if not PYPI_PACKAGE_NAME.match(project_link):
+        errors.append("project_link")
+    adapters = meta["supported_adapters"]
+    if adapters is not None:
+        resolved = {("nonebot.adapters." + a[1:]) if a.startswith("~") else a for a in adapters}
+        if missing := resolved - STORE_ADAPTERS:
+            errors.append(f"supported_adapters: not in the store: {sorted(missing)}")
+    if not meta["loaded"] or not meta["has_metadata"]:
+        errors.append("plugin test: load / metadata")
+    return errors
+
+
+def test_noneflow_metadata_validation_passes(wheel, tmp_path):
+    env_path = venv("nb-store", requires_dist(wheel))
+    install(env_path, wheel)
+    (tmp_path / "runner.py").write_text(STORE_RUNNER.replace('"homepage": meta.homepage,', '"homepage": meta.homepage, '
+                                                             '"loaded": True, "has_metadata": meta is not None,'),
+                                        encoding="utf-8")
+    store = tmp_path / "localstore"
+    env = clean_env() | {"LOCALSTORE_DATA_DIR": str(store / "data"), "LOCALSTORE_CACHE_DIR": str(store / "cache"),
+                         "LOCALSTORE_CONFIG_DIR": str(store / "config"), "ENVIRONMENT": "store"}
+    proc = subprocess.run([str(python(env_path)), "runner.py"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    (line,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    meta = json.loads(line.removeprefix("RESULT "))
+    assert noneflow_errors(meta, MODULE, "nonebot-plugin-history-recall") == []
+    assert "nonebot.adapters.onebot.v11" in meta["supported_adapters"]
+    # The check is real: alconna's own list would fail it.
+    alconna = run(python(env_path), "-c", "from nonebot_plugin_alconna.uniseg.constraint import SupportAdapterModule "
+                  "as S; print('\\n'.join(m.value for m in S.__members__.values()))", cwd=tmp_path, env=env)
+    assert noneflow_errors({**meta, "supported_adapters": alconna.stdout.split()}, MODULE, "x") != []
+
+
+# -- a bot project in nb-cli 1.7's format loads the plugin ------------------------------------------
+# What `nb plugin install nonebot-plugin-history-recall` writes into a project made by `nb create`
+# (nb-cli 1.7.4, DefaultConfigPolicy.add_plugin: [tool.nonebot.plugins] keyed by the PyPI name).
+NB_PROJECT = """\
+[project]
+name = "bot"
+version = "0.1.0"
+dependencies = ["nonebot2[fastapi]", "nonebot-adapter-onebot", "nonebot-plugin-history-recall"]
+
+[tool.nonebot]
+plugin_dirs = []
+builtin_plugins = []
+
+[tool.nonebot.adapters]
+nonebot-adapter-onebot = [
+    { name = "OneBot V11", module_name = "nonebot.adapters.onebot.v11" }
+]
+"@local" = []
+
+[tool.nonebot.plugins]
+"@local" = []
+nonebot-plugin-history-recall = ["nonebot_plugin_history_recall"]
+"""
+# nb-cli's `nb run` prepares the bot like this (nb_cli/template/scripts/project/_prepare.py.jinja).
+NB_RUN = """\
+import nonebot
+from nonebot.adapters.onebot.v11 import Adapter as ONEBOT_V11Adapter
+
+nonebot.init()
+driver = nonebot.get_driver()
+driver.register_adapter(ONEBOT_V11Adapter)
+nonebot.load_from_toml("pyproject.toml")
+plugin = nonebot.get_plugin("nonebot_plugin_history_recall")
+print("LOADED", plugin is not None and plugin.metadata is not None)
+"""
+
+
+def test_a_project_in_nb_cli_format_loads_the_plugin(wheel, tmp_path):
+    env_path = venv("nb-bot", [*requires_dist(wheel), "nonebot2[fastapi]", "nonebot-adapter-onebot"])
+    install(env_path, wheel)
+    (tmp_path / "pyproject.toml").write_text(NB_PROJECT, encoding="utf-8")
+    (tmp_path / "run.py").write_text(NB_RUN, encoding="utf-8")
+    store = tmp_path / "localstore"
+    env = clean_env() | {"DRIVER": "~fastapi", "ENVIRONMENT": "nbcli", "LOCALSTORE_DATA_DIR": str(store / "d"),
+                         "LOCALSTORE_CACHE_DIR": str(store / "c"), "LOCALSTORE_CONFIG_DIR": str(store / "f")}
+    proc = run(python(env_path), "run.py", cwd=tmp_path, env=env)
+    assert "LOADED True" in proc.stdout
