@@ -8,7 +8,6 @@ history through Hermes' own ``SessionDB`` and ``projects_db``, then indexes and 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -85,5 +84,17 @@ def run_demo(args: argparse.Namespace) -> None:
     engine = engine_for(home)
     for project, query in QUERIES:
         result = engine.search(parse_search_args({"query": query, "limit": 2}), project=project)
-        print(f"\n$ hermes recall search --project {project} {json.dumps(query, ensure_ascii=False)}")
+        print(f"\n$ {search_command(home, project, query)}")
         print(render_search(result))
+
+
+def search_command(home: Path, project: str, query: str) -> str:
+    """A line that runs this search when pasted into a shell: the demo's home is not the user's
+    profile (plain ``hermes recall`` would not find the plugin there), so it names the home and
+    the Python that has this plugin."""
+    import shlex
+
+    # The package importable by name (this repo's venv, the pip install): its own entry point.
+    # Otherwise a plugin directory of that home, enabled there (the demo ran as `hermes recall demo`).
+    runner = f"{shlex.quote(sys.executable)} -m hermes_side" if __name__.startswith("hermes_side.") else "hermes recall"
+    return f"HERMES_HOME={shlex.quote(str(home))} {runner} search --project {shlex.quote(project)} {shlex.quote(query)}"

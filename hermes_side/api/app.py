@@ -102,9 +102,14 @@ def create_app(launch_home: Path, api_key: str, launch_profile: str | None = Non
                   docs_url=None, redoc_url=None, openapi_url=None)
 
     @app.get("/health")
-    async def health() -> dict[str, Any]:
+    async def health(request: Request) -> dict[str, Any]:
         # async on purpose: answers on the event loop even while searches hold every worker thread.
-        return {"ok": True, "profile": access.launch.name, "version": __version__}
+        # Anyone may ask whether the server is up; only a caller with the key learns the profile.
+        try:
+            profile = await profile_of(request)
+        except ApiError:
+            return {"ok": True, "version": __version__}
+        return {"ok": True, "profile": profile.name, "version": __version__}
 
     @app.get("/p/{profile}/health")
     async def profile_health(p: Profile = Depends(profile_of)) -> dict[str, Any]:

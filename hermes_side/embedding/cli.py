@@ -156,7 +156,8 @@ def _report(stats: IndexStats) -> None:
 # -- consent ----------------------------------------------------------------------------------
 
 def setup_consent(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="consent_action", required=True)
+    # Bare `hermes recall consent` shows the state and how to change it (not an argparse error).
+    sub = parser.add_subparsers(dest="consent_action", metavar="{show,grant,revoke}")
     sub.add_parser("show", help="show the current consent record")
     grant = sub.add_parser("grant", help="allow sending history to the configured remote provider")
     grant.add_argument("--projects", nargs="+", metavar="KEY", help="project keys (default: all projects)")
@@ -182,3 +183,5 @@ def run_consent(args: argparse.Namespace, *, home: Path | None = None, profile: 
     print(f"Provider: {settings.provider} {settings.model}"
           f"{' at ' + str(settings.endpoint) if settings.remote else ' (local, no consent needed)'}")
     print("Consent: none" if record is None else "Consent: " + json.dumps(record, ensure_ascii=False))
+    if action is None:
+        print("Change it with: hermes recall consent grant [--projects KEY ...] | hermes recall consent revoke")

@@ -50,6 +50,8 @@ def groups(world):
 def test_health_needs_no_key_but_everything_else_does(groups):
     _, client, _, _ = groups
     assert client.get("/health").json()["ok"] is True
+    assert "profile" not in client.get("/health").json()  # the profile's name is for key holders
+    assert client.get("/health", headers=AUTH).json()["profile"] == "default"
     for method, path in [("get", "/projects"), ("post", "/search"), ("get", "/status"), ("post", "/move"),
                          ("get", "/chats/onebotv11:1/binding"), ("get", "/p/default/health")]:
         response = getattr(client, method)(path)

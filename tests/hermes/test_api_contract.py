@@ -36,7 +36,8 @@ VOLATILE = {"id", "when", "version", "project_id", "timestamp"}
 
 # name → (method, path, body, headers). Order matters: later answers see earlier moves.
 EXCHANGES: list[tuple[str, str, str, dict[str, Any] | None, dict[str, str]]] = [
-    ("health", "GET", "/health", None, {}),
+    ("health", "GET", "/health", None, AUTH),  # the bot sends its key: the profile is named
+    ("health_no_key", "GET", "/health", None, {}),  # anyone else: up or not, no profile
     ("projects", "GET", "/projects", None, AUTH),
     ("binding_unset", "GET", f"/chats/{GROUP}/binding", None, AUTH),
     ("search_chat_unbound", "POST", "/search", {"query": "rollout", "chat": GROUP}, AUTH),

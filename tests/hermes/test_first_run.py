@@ -1,0 +1,52 @@
+"""What a new operator meets first: after-install.md, bare `hermes recall consent`, and the demo's
+printed commands (which must work when pasted). `hermes recall status` on a brand-new profile is
+in test_hermes_features.py."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+import hermes_side
+
+PACKAGE_DIR = Path(hermes_side.__file__).parent
+
+
+def test_after_install_names_every_package_and_every_tool():
+    text = (PACKAGE_DIR / "after-install.md").read_text(encoding="utf-8")
+    manifest = yaml.safe_load((PACKAGE_DIR / "plugin.yaml").read_text(encoding="utf-8"))
+    for tool in manifest["provides_tools"]:
+        assert f"`{tool}`" in text, tool
+    for requirement in manifest["pip_dependencies"]:
+        name = re.match(r"[A-Za-z0-9._-]+", requirement).group(0)
+        assert f"`{name}`" in text and requirement in text, requirement
+
+
+def test_bare_consent_shows_the_state_and_how_to_change_it(world, capsys):
+    from hermes_side.cli import main
+
+    main(["consent"])  # no SystemExit: not an argparse error
+    out = capsys.readouterr().out
+    assert "Consent: none" in out and "hermes recall consent grant" in out and "revoke" in out
+
+
+def test_the_demos_search_lines_work_when_pasted(tmp_path):
+    home = tmp_path / "demo-home"
+    env = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"} | {"HERMES_HOME": str(home)}
+    demo = subprocess.run([sys.executable, "-m", "hermes_side", "demo", "--no-index"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert demo.returncode in (0, 1), demo.stderr[-2000:]  # status exits 1 while semantic is not indexed
+    lines = [ln[2:] for ln in demo.stdout.splitlines() if ln.startswith("$ ")]
+    assert lines, demo.stdout[-2000:]
+    bare = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"}  # the line itself names the home
+    for line in lines:
+        assert line.startswith(f"HERMES_HOME={home}"), line
+        pasted = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=bare, capture_output=True, text=True,
+                                timeout=300)
+        assert pasted.returncode == 0, line + "\n" + pasted.stderr[-2000:]
+        assert "result(s)" in pasted.stdout and "invalid choice" not in pasted.stderr
