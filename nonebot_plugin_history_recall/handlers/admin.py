@@ -42,11 +42,13 @@ STATUS = plugin_config.history_recall_status_command
 
 
 async def _may_move(bot: Bot, event: Event) -> bool:
-    return (await chat_context(bot, event)).can_move
+    ctx = await chat_context(bot, event)
+    return _allowed(ctx.can_move, ctx, f"/{MOVE}")
 
 
 async def _is_admin(bot: Bot, event: Event) -> bool:
-    return (await chat_context(bot, event)).is_admin
+    ctx = await chat_context(bot, event)
+    return _allowed(ctx.is_admin, ctx, f"/{STATUS}")
 
 
 move_cmd = on_alconna(

@@ -267,7 +267,7 @@ def test_launch_key_opens_other_profiles_only_when_the_operator_shares_it(profil
 def test_a_named_launch_profile_is_its_own_root_and_default_needs_its_own_key(profiles):
     world, _ = profiles
     client = TestClient(create_app(world.home / "profiles" / "work", WORK_KEY))
-    assert client.get("/health").json()["profile"] == "work"
+    assert client.get("/health", headers=bearer(WORK_KEY)).json()["profile"] == "work"
     assert client.get("/p/work/projects", headers=bearer(WORK_KEY)).status_code == 200
     assert client.get("/p/default/projects", headers=bearer(WORK_KEY)).status_code == 401
     (world.home / "config.yaml").write_text("plugins:\n  enabled: [project-history-recall]\n")
