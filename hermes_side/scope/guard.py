@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..host.config import ConfigError, read_config
 from ..stores import hermes_db
 from . import tool_policy
 from .chat_rule import OPERATOR_SOURCES, origin_of
@@ -29,35 +30,19 @@ UNCLASSIFIED = ("{tool} is not available in group and private chats: this conver
                 "identified, and the tool could read other chats' history.")
 
 
-def read_config(home: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """(the profile's config.yaml, None), ({}, None) when there is none, or (None, why) when it
-    does not parse — then Hermes itself loads no plugins from it (hermes_cli.plugins)."""
-    import yaml
-
-    path = Path(home) / "config.yaml"
+def config_or_error(home: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """(the profile's config.yaml, None) — ``{}`` when there is none — or (None, why) when it
+    cannot be read or parsed: then Hermes itself loads no plugins from it (hermes_cli.plugins)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}, None
-    except OSError as exc:
-        return None, f"config.yaml cannot be read ({type(exc).__name__})"
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        return None, f"config.yaml does not parse{where}"
-    if doc is None:
-        return {}, None
-    if not isinstance(doc, dict):
-        return None, "config.yaml is not a mapping"
-    return doc, None
+        return read_config(home), None
+    except ConfigError as exc:
+        return None, str(exc)
 
 
 def chat_policy(home: Path) -> tuple[tool_policy.Settings, bool]:
     """(the operator's switches, private addresses allowed) for the profile at ``home``; a config
     that cannot be read gives the default, closed policy."""
-    config, _error = read_config(home)
+    config, _error = config_or_error(home)
     return (tool_policy.settings_from(config),
             tool_policy.private_urls_allowed(config, os.environ.get("HERMES_ALLOW_PRIVATE_URLS")))
 
@@ -72,7 +57,7 @@ def is_chat_session(home: Path, session_id: str, session_key: str | None, platfo
     rows: dict[str, dict[str, Any]] = {}
     if session_id:
         try:
-            conn = hermes_db.connect_ro(hermes_db.state_db_path(home))
+            conn = hermes_db.connect_state(home)
         except hermes_db.NoDatabase:
             conn = None
         if conn is not None:

@@ -20,9 +20,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..host.profile import PLUGIN_KEY, named_profile, plugin_enabled, profiles_root
+from ..host.config import plugin_enabled
+from ..host.profile import PLUGIN_KEY, named_profile, profiles_root
 from . import tool_policy
-from .guard import read_config
+from .guard import config_or_error
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ def _why_open(tool: str, backend: str) -> str:
 
 
 def _doors_of(home: Path, *, routes: bool) -> tuple[list[dict[str, str]], list[str]]:
-    config, error = read_config(home)
+    config, error = config_or_error(home)
     if config is None:
         return [{"door": "config.yaml",
                  "why": f"{error}: Hermes would load no plugins in this profile, so no guard runs and "
