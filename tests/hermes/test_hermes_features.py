@@ -249,26 +249,24 @@ class TestNewerRows:
 class TestConfig:
     def test_settings_under_plugins_entries_are_read(self, world):
         from hermes_side.embedding.settings import SettingsError, load_settings
-        from hermes_side.scope.guard import door_status
+        from hermes_side.scope.seal import seal_report
 
         write_config(world.home, {"plugins": {"entries": {PLUGIN: {"settings": {
             "block_session_search": False, "embedding": {"latent_terms": False}}}}}})
         assert load_settings(world.home).latent_terms is False
-        door = door_status(world.home)
-        assert door["blocked_in_chats"] is False
-        assert f"plugins.entries.{PLUGIN}.settings.block_session_search: false" in door["reason"]
+        assert [d["door"] for d in seal_report(world.home)["open_doors"]] == ["session_search"]
         write_config(world.home, {"plugins": {"entries": {PLUGIN: {"settings": {"embedding": {"chunk_sise": 1}}}}}})
         with pytest.raises(SettingsError, match=rf"plugins\.entries\.{PLUGIN}\.settings\.embedding: unknown key"):
             load_settings(world.home)
 
     def test_the_old_place_still_counts(self, world):
         from hermes_side.embedding.settings import load_settings
-        from hermes_side.scope.guard import door_status
+        from hermes_side.scope.seal import seal_report
 
         write_config(world.home, {"plugins": {PLUGIN: {"block_session_search": False,
                                                        "embedding": {"latent_terms": False}}}})
         assert load_settings(world.home).latent_terms is False
-        assert door_status(world.home)["blocked_in_chats"] is False
+        assert [d["door"] for d in seal_report(world.home)["open_doors"]] == ["session_search"]
 
     def test_postgres_backend_is_reported_never_silent_emptiness(self, world, capsys):
         from hermes_side.actions.status import profile_status
