@@ -32,6 +32,8 @@ from hermes_side.search.request import parse_search_args
 from hermes_side.stores.hermes_db import ro_uri
 from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM
 
+pytestmark = pytest.mark.slow  # real processes or load: scripts/test.sh --fast skips it
+
 PLUGIN_CONFIG = "plugins:\n  enabled: [project-history-recall]\n"
 RATE = 20.0  # messages per second, as the issue asks
 WRITE_SECONDS = 6.0

@@ -46,6 +46,7 @@ def test_the_lazy_glossary_equals_the_eager_parse():
     assert "李" not in glossary  # a surname only: nothing to search for, and not a word to segment by
 
 
+@pytest.mark.slow
 def test_the_real_dictionary_finds_every_sampled_headword():
     words = translate.dictionary()
     heads = list(words)
