@@ -169,8 +169,9 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         if (body.get("chat") is None) == (body.get("project") is None):
             raise ApiError("give exactly one of 'chat' or 'project'", "bad_request")
         if body.get("chat") is not None:
-            project_id = chat_service.chat_project(p.home, _chat(body["chat"]))["id"]
-            result = engine_for(p.home).search(req, project=project_id)
+            # The chat's scope from the scope map, which holds its binding and the projects: the
+            # project is looked up once, by the same rule the agent's tools are sealed with.
+            result = engine_for(p.home).search(req, chat=_chat(body["chat"]))
             # Chat-facing: no server folder, no consent hint (it names the provider's URL and only
             # the operator can grant it; ``semantic_status`` still says consent_required), and no
             # ``semantic_detail``/``translation_detail`` (a provider error or the install command with
@@ -232,8 +233,7 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         from ..search.context import open_context, parse_context_args
 
         req = parse_context_args(body, allowed_extra=("chat",))
-        project_id = chat_service.chat_project(p.home, _chat(body.get("chat")))["id"]
-        opened = open_context(engine_for(p.home), req, project=project_id)
+        opened = open_context(engine_for(p.home), req, chat=_chat(body.get("chat")))
         return {**opened, "project": _without_paths(opened.get("project"))}  # chat-facing: no server folder
 
 
