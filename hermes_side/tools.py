@@ -10,7 +10,7 @@ from typing import Any
 from .actions.move import move_sessions
 from .errors import RecallError
 from .host.profile import current_profile
-from .search.engine import NO_CONTEXT, engine_for
+from .search.engine import NO_CONTEXT, Scope, SearchEngine, engine_for
 from .search.request import parse_search_args
 
 log = logging.getLogger(__name__)
@@ -89,10 +89,6 @@ def _hermes_home() -> Path:
     return current_profile().home
 
 
-def _profile() -> str:
-    return current_profile().name
-
-
 def _current_session(kwargs: dict[str, Any]) -> str:
     sid = kwargs.get("session_id") or ""
     if not sid:
@@ -118,11 +114,16 @@ def _turn_hints() -> dict[str, str | None]:
                          or get_session_env("HERMES_SESSION_SOURCE") or None)}
 
 
-def _chat_safe(engine: Any, session_id: str, hints: dict[str, str | None], result: dict[str, Any]) -> dict[str, Any]:
+def _chat_safe(scope: Scope, result: dict[str, Any]) -> dict[str, Any]:
     """What the agent reads in a group it may repeat there: no server folder in a chat session."""
-    if engine.scope_map().origin(session_id, **hints).chat:
+    if scope.chat:
         result.get("project", {}).pop("primary_path", None)
     return result
+
+
+def _scope_of(engine: SearchEngine, session_id: str) -> Scope:
+    """The calling session's scope, resolved once for the whole call (tools.py is the edge)."""
+    return engine.scope_for(session_id=session_id, **_turn_hints())
 
 
 def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
@@ -132,9 +133,10 @@ def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
         if not session_id:
             return _json({"success": True, "mode": req.mode, "results": [], "message": NO_CONTEXT,
                           "sessions_in_scope": 0})
-        engine = engine_for(_hermes_home(), _profile())
-        hints = _turn_hints()
-        return _json(_chat_safe(engine, session_id, hints, engine.search(req, session_id=session_id, **hints)))
+        engine = engine_for(_hermes_home())
+        with engine.leased():
+            scope = _scope_of(engine, session_id)
+            return _json(_chat_safe(scope, engine.search(req, scope=scope)))
     except RecallError as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback
@@ -156,7 +158,7 @@ def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
         if not session_id:
             return _error("no current session to move", "no_session")
         home = _hermes_home()
-        engine = engine_for(home, _profile())
+        engine = engine_for(home)
         # A chat's place is its binding, which only an admin changes (/move in the group): an
         # agent anyone in the group can talk to must not be able to walk the chat elsewhere.
         if engine.scope_map().origin(session_id, **_turn_hints()).chat:
@@ -209,9 +211,10 @@ def handle_open(args: dict[str, Any], **kwargs: Any) -> str:
         session_id = _current_session(kwargs)
         if not session_id:
             return _error(f"message not found ({NO_CONTEXT})", "not_found")
-        engine = engine_for(_hermes_home(), _profile())
-        hints = _turn_hints()
-        return _json(_chat_safe(engine, session_id, hints, open_context(engine, req, session_id=session_id, **hints)))
+        engine = engine_for(_hermes_home())
+        with engine.leased():
+            scope = _scope_of(engine, session_id)
+            return _json(_chat_safe(scope, open_context(engine, req, scope=scope)))
     except RecallError as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback
