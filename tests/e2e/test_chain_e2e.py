@@ -33,9 +33,12 @@ from tests.e2e.recall_proc import RecallServer
 from tests.e2e.scripted_model import MODEL, ScriptedModel
 
 # Importing the bridge needs an initialised NoneBot: only look for it.
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("aiohttp") is None or importlib.util.find_spec("nonebot_plugin_hermes") is None,
-    reason="needs the test extra: hermes-agent[messaging] (aiohttp for the api_server) and nonebot-plugin-hermes")
+pytestmark = [
+    pytest.mark.slow,  # real processes: scripts/test.sh --fast skips it
+    pytest.mark.skipif(
+        importlib.util.find_spec("aiohttp") is None or importlib.util.find_spec("nonebot_plugin_hermes") is None,
+        reason="needs the test extra: hermes-agent[messaging] (aiohttp for the api_server) and nonebot-plugin-hermes"),
+]
 
 RECALL_KEY = "e2e-chain-recall-key-0123456789"
 API_SERVER_KEY = "e2e-chain-api-server-key-0123456789abcdef"
