@@ -152,21 +152,26 @@ def chat_lock(home: Path, chat: str, timeout: float | None = None) -> Iterator[N
     name = hashlib.blake2b(chat.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
     with open(locks / f"{name}.lock", "a+b") as fh:
         deadline = time.monotonic() + (LOCK_WAIT if timeout is None else timeout)
-        while not _try_lock(fh):
+        while not try_lock(fh):
             if time.monotonic() > deadline:
                 raise TimeoutError(f"chat {chat} is busy")
             time.sleep(0.02)
         try:
             yield
         finally:
-            with suppress(OSError):
-                if fcntl is not None:
-                    fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-                else:
-                    msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+            unlock(fh)
 
 
-def _try_lock(fh) -> bool:
+def unlock(fh) -> None:
+    with suppress(OSError):
+        if fcntl is not None:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        else:
+            msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+
+
+def try_lock(fh) -> bool:
+    """Take the OS lock of an open file without waiting (the kernel drops it if the holder dies)."""
     try:
         if fcntl is not None:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
