@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..host import locks
 from ..host.profile import profile_at
-from ..stores import bindings
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ class Journal:
         self.path = folder / f"{uuid.uuid4().hex}.json"
         self._fh = open(self.path, "x+b")  # noqa: SIM115 — held open (and locked) for the whole move
         try:
-            if not bindings.try_lock(self._fh):
+            if not locks.try_lock(self._fh):
                 raise OSError(f"cannot lock the move journal {self.path}")
             self._fh.write(json.dumps(plan).encode())
             self._fh.flush()
@@ -59,7 +59,7 @@ class Journal:
 
     def close(self) -> None:
         if not self._fh.closed:
-            bindings.unlock(self._fh)
+            locks.unlock(self._fh)
             self._fh.close()
 
 
@@ -85,7 +85,7 @@ def interrupted(home: Path) -> Iterator[tuple[dict[str, Any], Callable[[], None]
         except FileNotFoundError:
             continue  # finished while we looked
         with fh:
-            if not bindings.try_lock(fh):
+            if not locks.try_lock(fh):
                 continue  # its mover is still at work
             try:
                 if not path.exists():
@@ -100,4 +100,4 @@ def interrupted(home: Path) -> Iterator[tuple[dict[str, Any], Callable[[], None]
                     continue
                 yield plan, lambda p=path: p.unlink(missing_ok=True)
             finally:
-                bindings.unlock(fh)
+                locks.unlock(fh)

@@ -38,13 +38,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL, message_text
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM, message_text
 from .query import CJK_CHAR, MAX_TERMS, ParsedQuery, bigrams, cjk_runs, fold, fts_quote, like_pattern, trigrams
 
 log = logging.getLogger(__name__)
 
-# Measured on a 1M-message state.db (100k-message scope): budget 10k / 200 candidates gave keyword
-# p95 33 ms, 6k / 120 gave 22 ms, with planted facts found in the top 3 for 97 vs 96 of 108 queries.
+# Budget and candidates: as fast as recall allows on a 1M-message profile (benchmarks/README.md,
+# "Constants chosen by measurement").
 ROWID_BUDGET = 6_000  # newest matching rowids fetched over all FTS probes of a query
 MIN_PER_PROBE = 500
 SCAN_SCOPE_MAX = 3000  # scopes up to this many messages are scored whole (read at call time)
@@ -324,7 +324,7 @@ def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
         params = [*params, json.dumps(list(needles[0])), json.dumps([like_pattern(x) for x in needles[1]]),
                   json.dumps(list(needles[1]))]
     return conn.execute(
-        f"SELECT m.id, m.session_id, m.content FROM messages m JOIN sessions s ON s.id = m.session_id"
+        f"SELECT m.id, m.session_id, m.content {MESSAGES_FROM}"
         f" WHERE m.id IN (SELECT value FROM json_each(?)) AND {where}{extra}",
         [json.dumps(list(ids)), *params]).fetchall()
 

@@ -50,9 +50,9 @@ def branched(world, loaded_plugin):
     world.project("Alpha", a)
     world.project("Beta", b)
     world.session(f"kestrel {SECRET} plan of group one", "noted", source="api_server", sid=G111)
-    chat_service.move_chat(world.home, "onebotv11:111", "alpha", "default")
+    chat_service.move_chat(world.home, "onebotv11:111", "alpha")
     world.session("kestrel hello from group two", source="api_server", sid=G222)
-    chat_service.move_chat(world.home, "onebotv11:222", "beta", "default")
+    chat_service.move_chat(world.home, "onebotv11:222", "beta")
     branch = hermes_branch(world.db, G111)
     row = world.db.get_session(branch)
     assert row["source"] == "cli" and row["parent_session_id"] == G111  # what 0.19.0's /branch writes

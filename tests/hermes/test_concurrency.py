@@ -30,7 +30,9 @@ from hermes_side.embedding.providers import fingerprint_for
 from hermes_side.search.engine import SearchEngine
 from hermes_side.search.request import parse_search_args
 from hermes_side.stores.hermes_db import ro_uri
-from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL
+from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM
+
+pytestmark = pytest.mark.slow  # real processes or load: scripts/test.sh --fast skips it
 
 PLUGIN_CONFIG = "plugins:\n  enabled: [project-history-recall]\n"
 RATE = 20.0  # messages per second, as the issue asks
@@ -141,7 +143,7 @@ def _eligible_ids(home: Path) -> set[int]:
     conn = _ro(home / "state.db")
     try:
         return {r[0] for r in conn.execute(
-            f"SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id WHERE {ELIGIBLE_MESSAGE_SQL}")}
+            f"SELECT m.id {MESSAGES_FROM} WHERE {ELIGIBLE_MESSAGE_SQL}")}
     finally:
         conn.close()
 

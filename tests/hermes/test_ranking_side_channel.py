@@ -35,15 +35,15 @@ def _world(root, foreign: bool) -> World:
     w.session(f"{CONTROL} was mentioned in the standup", source="api_server", sid="hermes-onebotv11+group+111+2")
     w.session(f"{PROBE} was mentioned in the standup", source="api_server", sid="hermes-onebotv11+group+111+1")
     w.session("another planted line without either word", source="api_server", sid="hermes-onebotv11+group+111+3")
-    chat_service.move_chat(w.home, "onebotv11:111", "alpha", "default")
+    chat_service.move_chat(w.home, "onebotv11:111", "alpha")
     # Another group bound to Beta, and the operator's Home: in one world they say the probe word a lot.
     w.session("beta hello", source="api_server", sid="hermes-onebotv11+group+222")
-    chat_service.move_chat(w.home, "onebotv11:222", "beta", "default")
+    chat_service.move_chat(w.home, "onebotv11:222", "beta")
     for i in range(40):
         text = f"{PROBE} secret {i} of group two" if foreign else f"ordinary chatter {i} of group two"
         w.session(text, "and a reply", source="api_server", sid=f"hermes-onebotv11+group+222+{i}")
         w.session(f"home note {i} {PROBE if foreign else 'nothing'}", cwd=user_home, sid=f"home-{i}")
-    chat_service.move_chat(w.home, "onebotv11:222", "beta", "default")
+    chat_service.move_chat(w.home, "onebotv11:222", "beta")
     return w
 
 
