@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..scope.chat_rule import CHAT_UNBOUND, Origin, bound_project, refusal
 from ..scope.chats import chat_from_session_id, chat_from_session_key
 from ..search.engine import SearchError, engine_for
 from ..stores import bindings, hermes_db
@@ -37,15 +36,10 @@ def resolve_project_ref(home: Path, ref: str) -> dict[str, Any]:
 
 
 def chat_project(home: Path, chat: str) -> dict[str, Any]:
-    """The project a chat searches in (the ``chat_scope`` rule); otherwise ``chat_unbound``."""
-    try:
-        bound, _ = bindings.load_all(home)
-    except hermes_db.Unavailable as exc:
-        raise SearchError(str(exc), exc.code) from None
-    project, reason = bound_project(Origin(True, chat), bound, _projects(home))
-    if project is None:
-        raise SearchError(refusal(reason), CHAT_UNBOUND)
-    return project
+    """The project a chat searches in (the ``chat_rule``, as the recall API resolves it for
+    ``/search`` and ``/context``); otherwise ``chat_unbound``."""
+    scope = engine_for(home).scope_for(chat=chat)
+    return hermes_db.find_project(scope.smap.projects, scope.place["id"])
 
 
 def binding_view(home: Path, chat: str) -> dict[str, Any]:

@@ -174,8 +174,9 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         if (body.get("chat") is None) == (body.get("project") is None):
             raise ApiError("give exactly one of 'chat' or 'project'", "bad_request")
         if body.get("chat") is not None:
-            project_id = chat_service.chat_project(p.home, _chat(body["chat"]))["id"]
-            return chat_facing(engine_for(p.home).search(req, project=project_id))
+            # The chat's scope from the scope map, which holds its binding and the projects: the
+            # project is looked up once, by the same rule the agent's tools are sealed with.
+            return chat_facing(engine_for(p.home).search(req, chat=_chat(body["chat"])))
         if isinstance(body["project"], str) and body["project"].strip():
             return engine_for(p.home).search(req, project=body["project"].strip())
         raise ApiError("'project' must be a project id or slug", "bad_request")
@@ -232,9 +233,7 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         from ..search.context import open_context, parse_context_args
 
         req = parse_context_args(body, allowed_extra=("chat",))
-        project_id = chat_service.chat_project(p.home, _chat(body.get("chat")))["id"]
-        opened = open_context(engine_for(p.home), req, project=project_id)
-        return chat_facing(opened)
+        return chat_facing(open_context(engine_for(p.home), req, chat=_chat(body.get("chat"))))
 
 
 def _error_handlers(app: FastAPI) -> None:
