@@ -13,7 +13,9 @@ Hermes' plugin loader (the agent tool) and the recall API (the bot's path).
 
 from __future__ import annotations
 
+import contextvars
 import json
+import os
 
 import pytest
 from fastapi.testclient import TestClient
@@ -40,7 +42,16 @@ def hermes_branch(db, session_id: str) -> str:
     cli.model, cli.max_turns, cli.reasoning_config = "m", 10, None
     cli.conversation_history = [{"role": m["role"], "content": m["content"]} for m in db.get_messages(session_id)]
     cli._transfer_session_yolo = lambda old, new: None
-    cli._handle_branch_command("/branch")
+    # /branch makes the new session the process's current one (ContextVar and os.environ): keep
+    # that inside this call, as it would stay inside that CLI process.
+    saved = os.environ.get("HERMES_SESSION_ID")
+    try:
+        contextvars.copy_context().run(cli._handle_branch_command, "/branch")
+    finally:
+        if saved is None:
+            os.environ.pop("HERMES_SESSION_ID", None)
+        else:
+            os.environ["HERMES_SESSION_ID"] = saved
     return cli.session_id
 
 
