@@ -7,9 +7,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from .actions.move import move_sessions
+from .actions.move import finish_interrupted, move_sessions
 from .errors import RecallError
 from .host.profile import current_profile
+from .search.chat_facing import chat_facing
 from .search.engine import NO_CONTEXT, Scope, SearchEngine, engine_for
 from .search.request import parse_search_args
 
@@ -115,10 +116,10 @@ def _turn_hints() -> dict[str, str | None]:
 
 
 def _chat_safe(scope: Scope, result: dict[str, Any]) -> dict[str, Any]:
-    """What the agent reads in a group it may repeat there: no server folder in a chat session."""
-    if scope.chat:
-        result.get("project", {}).pop("primary_path", None)
-    return result
+    """What the agent reads in a group it may repeat there: in a chat session, the chat-facing
+    form the recall API gives a chat (no server folder, no consent command or provider URL, no
+    install command with Hermes' Python path); operator sessions get everything."""
+    return chat_facing(result) if scope.chat else result
 
 
 def _scope_of(engine: SearchEngine, session_id: str) -> Scope:
@@ -163,6 +164,7 @@ def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
         # agent anyone in the group can talk to must not be able to walk the chat elsewhere.
         if engine.scope_map().origin(session_id, **_turn_hints()).chat:
             return _error(ADMIN_ONLY, "admin_only")
+        finish_interrupted(home)  # a move killed half-way is finished before the next one
         result = move_sessions(home, [session_id], project_id.strip())
         engine.scopes.invalidate()
         return _json(result)

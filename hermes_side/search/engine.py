@@ -356,7 +356,7 @@ class SearchEngine:
         conn = self.connection()
         max_id = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
         scope_ids, memo = self.scope_messages.scope(conn, scope.place_sessions, max_id)
-        return keyword_search(conn, pq, filters, scope_ids=scope_ids, total=max(1, max_id), limit=CANDIDATES,
+        return keyword_search(conn, pq, filters, scope_ids=scope_ids, limit=CANDIDATES,
                               cache=memo)
 
     @staticmethod
