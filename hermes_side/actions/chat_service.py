@@ -12,7 +12,7 @@ from typing import Any
 
 from ..scope.chat_rule import CHAT_UNBOUND, Origin, bound_project, refusal
 from ..scope.chats import chat_from_session_id, chat_from_session_key
-from ..search.engine import SearchError, engine_for
+from ..search.engine import SearchError, check_recall_on, engine_for
 from ..stores import bindings, hermes_db
 from .move import MoveError, move_sessions, target_for
 
@@ -36,7 +36,9 @@ def resolve_project_ref(home: Path, ref: str) -> dict[str, Any]:
 
 
 def chat_project(home: Path, chat: str) -> dict[str, Any]:
-    """The project a chat searches in (the ``chat_scope`` rule); otherwise ``chat_unbound``."""
+    """The project a chat searches in (the ``chat_scope`` rule); otherwise ``chat_unbound``, or
+    ``recall_off`` while an admin has switched the chat's recall off."""
+    check_recall_on(home, chat)
     try:
         bound, _ = bindings.load_all(home)
     except hermes_db.Unavailable as exc:

@@ -13,13 +13,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ..stores import forgotten
 from ..stores.messages import ELIGIBLE_MESSAGE_SQL
 
 _FROM = "FROM messages m JOIN sessions s ON s.id = m.session_id"
 # The turn before, in the same session: embedded with the message as its context (see indexer).
+# A forgotten turn is never anyone's context: its words must not live on in a neighbour's vector.
 _PREVIOUS = ("(SELECT p.content FROM messages p WHERE p.session_id = m.session_id AND p.id < m.id"
              " AND p.role IN ('user', 'assistant') AND (p.active = 1 OR p.compacted = 1)"
-             " ORDER BY p.id DESC LIMIT 1)")
+             " AND p.id NOT IN (SELECT id FROM temp.recall_forgotten) ORDER BY p.id DESC LIMIT 1)")
 _IN_SCOPE = " AND m.session_id IN (SELECT value FROM json_each(?))"
 
 
@@ -37,6 +39,11 @@ def connect_ro(home: Path) -> sqlite3.Connection:
     if not path.exists():
         raise StateMissing("session database not found")
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5, check_same_thread=False)
+    try:
+        forgotten.prepare(conn, Path(home))
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 

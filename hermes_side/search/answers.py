@@ -12,12 +12,14 @@ import json
 import sqlite3
 from typing import Any
 
-from ..stores.messages import message_text
+from ..stores.messages import NOT_FORGOTTEN_SQL, message_text
 
 EXPAND_TOP = 30
 _QUESTION_MARKS = ("?", "？")
-_NEXT_TURN = ("SELECT id, role, content FROM messages WHERE session_id = ? AND id > ? AND role IN ('user', 'assistant')"
-              " AND (active = 1 OR compacted = 1) ORDER BY id LIMIT 1")
+# A forgotten turn is never anyone's answer (the connection is prepared: stores/forgotten.py).
+_NEXT_TURN = ("SELECT m.id, m.role, m.content FROM messages m WHERE m.session_id = ? AND m.id > ?"
+              " AND m.role IN ('user', 'assistant') AND (m.active = 1 OR m.compacted = 1)"
+              f" AND {NOT_FORGOTTEN_SQL} ORDER BY m.id LIMIT 1")
 
 
 def asks(text: str) -> bool:

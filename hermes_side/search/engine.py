@@ -23,9 +23,9 @@ from typing import Any
 
 from ..host import deps
 from ..host.profile import profile_name
-from ..scope.chat_rule import CHAT_UNBOUND, bound_project, refusal
+from ..scope.chat_rule import CHAT_UNBOUND, RECALL_OFF, RECALL_OFF_TEXT, bound_project, refusal
 from ..scope.scope_map import ScopeCache, ScopeMap
-from ..stores import hermes_db
+from ..stores import forgotten, hermes_db
 from ..stores.messages import message_text
 from .answers import asks, reply_to, with_replies
 from .fusion import rrf
@@ -55,6 +55,19 @@ class SearchError(Exception):
     def __init__(self, message: str, code: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+def check_recall_on(home: Path, chat: str | None) -> None:
+    """Refuse (``recall_off``) when an admin switched the chat's recall off (stores/forgotten.py)."""
+    if chat is None:
+        return
+    try:
+        off = chat in forgotten.load(home).off_chats()
+    except hermes_db.Unavailable as exc:
+        log.warning("project-history-recall: %s (%s)", exc, exc.detail)
+        raise SearchError(str(exc), exc.code) from None
+    if off:
+        raise SearchError(RECALL_OFF_TEXT, RECALL_OFF)
 
 
 @dataclass
@@ -176,6 +189,11 @@ class SearchEngine:
                     raise SearchError("session database not found", "no_db") from None
             self._local.conn = conn
             try:
+                try:
+                    forgotten.prepare(conn, self.home)  # what was forgotten since the last lease
+                except hermes_db.Unavailable as exc:
+                    log.warning("project-history-recall: %s (%s)", exc, exc.detail)
+                    raise SearchError(str(exc), exc.code) from None
                 yield conn
             finally:
                 self._local.conn = None
@@ -216,6 +234,7 @@ class SearchEngine:
         elif session_id:
             origin = smap.origin(session_id, session_key=session_key, platform=platform)
             if origin.chat:
+                check_recall_on(self.home, origin.name)
                 found, reason = bound_project(origin, smap.bound, smap.projects)
                 if found is None:
                     raise SearchError(refusal(reason), CHAT_UNBOUND)

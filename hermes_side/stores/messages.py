@@ -15,9 +15,14 @@ EXCLUDED_SOURCES: tuple[str, ...] = ("subagent", "tool")
 # would return every compacted conversation twice.
 SUMMARY_PREFIXES: tuple[str, ...] = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
 
+# Messages taken out of recall (``/forget``, ``hermes recall forget``, opt-outs): a table of the
+# connection's own, filled by ``forgotten.prepare`` from the plugin's forgotten.db. Every reader of
+# history goes through a prepared connection; an unprepared one fails ("no such table"), never leaks.
+NOT_FORGOTTEN_SQL = "m.id NOT IN (SELECT id FROM temp.recall_forgotten)"
+
 # SQL predicate over ``messages m`` and ``sessions s``: live or compaction-archived user/assistant
-# rows with text, in sessions that are neither archived nor machinery. Rewound rows
-# (active=0 AND compacted=0) are what the user took back, so they never count.
+# rows with text, in sessions that are neither archived nor machinery, and not forgotten. Rewound
+# rows (active=0 AND compacted=0) are what the user took back, so they never count.
 ELIGIBLE_MESSAGE_SQL = (
     "m.role IN ('user', 'assistant')"
     " AND (m.active = 1 OR m.compacted = 1)"
@@ -26,6 +31,7 @@ ELIGIBLE_MESSAGE_SQL = (
     " AND m.content NOT LIKE '[CONTEXT SUMMARY]:%'"
     " AND COALESCE(s.archived, 0) = 0"
     " AND COALESCE(s.source, '') NOT IN ('subagent', 'tool')"
+    f" AND {NOT_FORGOTTEN_SQL}"
 )
 
 _MULTIMODAL_PREFIX = "\x00json:"

@@ -693,9 +693,11 @@ def test_profile_word_counts_are_reused_until_the_profile_grows_by_a_quarter(wor
 
     from hermes_side.search.keyword import Filters, ScopeMemo, keyword_search
     from hermes_side.search.query import parse_query
+    from hermes_side.stores import forgotten
 
     sids = [world.session(f"the kestrel rollout note {i}", cwd=proj) for i in range(4)]
     conn = sqlite3.connect(world.home / "state.db")
+    forgotten.prepare(conn, world.home)  # what every reader of history does first
     counts: list[str] = []
     conn.set_trace_callback(lambda sql: counts.append(sql) if "messages_fts MATCH" in sql else None)
     memo, ids = ScopeMemo(), [r[0] for r in conn.execute("SELECT id FROM messages ORDER BY id")]
