@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .errors import RecallError
 from .host import deps
 from .host.profile import current_profile
 from .search.engine import SearchError, engine_for
-from .search.request import MODES, RequestError, parse_search_args
+from .search.request import MODES, parse_search_args
 
 
 def _home() -> Path:
@@ -36,7 +37,7 @@ def _run_search(args: argparse.Namespace) -> None:
         req = parse_search_args({"query": " ".join(args.query), "mode": args.mode, "limit": args.limit,
                                  "after": args.after, "before": args.before})
         result = engine_for(_home()).search(req, project=args.project, session_id=args.session)
-    except (RequestError, SearchError) as exc:
+    except RecallError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     if args.json:

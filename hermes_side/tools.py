@@ -1,4 +1,4 @@
-"""The two agent tools: schemas (seed §3.4, §4.1) and handlers that never raise."""
+"""The agent tools: schemas (seed §3.4, §4.1) and handlers that never raise."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from .actions.move import MoveError, move_sessions
+from .actions.move import move_sessions
+from .errors import RecallError
 from .host.profile import current_profile
-from .search.engine import NO_CONTEXT, SearchError, engine_for
-from .search.request import RequestError, parse_search_args
+from .search.engine import NO_CONTEXT, engine_for
+from .search.request import parse_search_args
 
 log = logging.getLogger(__name__)
 TOOLSET = "project_history"
@@ -131,7 +132,7 @@ def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
         engine = engine_for(_hermes_home(), _profile())
         hints = _turn_hints()
         return _json(_chat_safe(engine, session_id, hints, engine.search(req, session_id=session_id, **hints)))
-    except (RequestError, SearchError) as exc:
+    except RecallError as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback
         log.exception("project_history_search failed")
@@ -160,11 +161,9 @@ def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
         result = move_sessions(home, [session_id], project_id.strip())
         engine.scopes.invalidate()
         return _json(result)
-    except MoveError as exc:
+    except RecallError as exc:
         # Only operator sessions get here, so the folder a failure concerns may be named.
         return _error(f"{exc}: {exc.detail}" if exc.detail else str(exc), exc.code)
-    except SearchError as exc:
-        return _error(str(exc), exc.code)
     except Exception as exc:
         log.exception("project_session_move failed")
         return _error(f"move failed: {type(exc).__name__}", "internal")
@@ -210,7 +209,7 @@ def handle_open(args: dict[str, Any], **kwargs: Any) -> str:
         engine = engine_for(_hermes_home(), _profile())
         hints = _turn_hints()
         return _json(_chat_safe(engine, session_id, hints, open_context(engine, req, session_id=session_id, **hints)))
-    except (RequestError, SearchError) as exc:
+    except RecallError as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback
         log.exception("project_history_open failed")

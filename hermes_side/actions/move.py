@@ -13,19 +13,16 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..errors import RecallError
+from ..host.config import ConfigError, read_config, section
 from ..scope.attribution import resolve_project
 from ..scope.scope_map import git_common_root
 from ..stores import hermes_db
 
 
-class MoveError(Exception):
-    """``str(exc)`` is safe to show anyone; ``detail`` (a folder, an underlying error) is for the
-    operator and the logs only — a chat group never sees it."""
-
-    def __init__(self, message: str, code: str, detail: str = "") -> None:
-        super().__init__(message)
-        self.code = code
-        self.detail = detail
+class MoveError(RecallError):
+    """A move that did not happen. Texts that could name a server folder carry the code
+    ``folder_missing``, which the recall API answers with a fixed sentence (api/app.py)."""
 
 
 def _projects(home: Path) -> list[dict[str, Any]]:
@@ -36,13 +33,12 @@ def _projects(home: Path) -> list[dict[str, Any]]:
 
 
 def _configured_home(home: Path) -> str:
+    """``terminal.cwd`` of the profile; a broken config.yaml names no folder (the user's home
+    directory is the next candidate), rather than failing the move."""
     try:
-        import yaml
-
-        cfg = yaml.safe_load((Path(home) / "config.yaml").read_text(encoding="utf-8")) or {}
-    except (OSError, ValueError):
+        terminal = section(read_config(home), "terminal")
+    except ConfigError:
         return ""
-    terminal = cfg.get("terminal") if isinstance(cfg, dict) else None
     configured = str(terminal.get("cwd") or "") if isinstance(terminal, dict) else ""
     return "" if configured in ("", ".") else os.path.abspath(os.path.expanduser(configured))
 

@@ -16,7 +16,8 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..host.profile import Profile, named_profile, plugin_enabled, profiles_root
+from ..host.config import plugin_enabled, read_env
+from ..host.profile import Profile, named_profile, profiles_root
 
 log = logging.getLogger(__name__)
 MIN_KEY_CHARS = 16
@@ -25,15 +26,7 @@ KEY_NAME = "RECALL_API_KEY"
 
 def env_file_key(home: Path) -> str:
     """``RECALL_API_KEY`` from ``home/.env`` only (never this process's environment)."""
-    env_file = Path(home) / ".env"
-    try:
-        if not env_file.is_file():
-            return ""
-        from dotenv import dotenv_values
-
-        return (dotenv_values(env_file).get(KEY_NAME) or "").strip()
-    except (OSError, UnicodeDecodeError):
-        return ""
+    return (read_env(home).get(KEY_NAME) or "").strip()
 
 
 def usable_key(key: str | None) -> bool:

@@ -23,12 +23,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
 from ..actions import chat_service
-from ..actions.move import MoveError, move_sessions
+from ..actions.move import move_sessions
+from ..errors import RecallError
 from ..host.profile import Profile, profile_at
 from ..scope.chats import parse_chat
 from ..search import translate
-from ..search.engine import SearchError, engine_for
-from ..search.request import RequestError, parse_search_args
+from ..search.engine import engine_for
+from ..search.request import parse_search_args
 from ..stores import bindings, hermes_db
 from .access import Access
 
@@ -36,34 +37,26 @@ log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 64 * 1024
 WORKER_THREADS = 8
 
-STATUS_BY_CODE = {
-    "unauthorized": 401, "unknown_profile": 404, "not_found": 404, "unknown_project": 404,
-    "chat_unbound": 409, "no_db": 503, "folder_missing": 409, "query_too_long": 413, "unavailable": 503,
-    "busy": 503, "recall_off": 409, "not_attributable": 403,
+# Every error code → (HTTP status, the sentence a caller gets instead of the error's own text).
+# A fixed sentence where that text may name a server path or an internal detail: a chat bot shows
+# the answer to a group; the full text and ``detail`` go to the server log. Unlisted codes: 400.
+ERRORS: dict[str, tuple[int, str | None]] = {
+    "bad_request": (400, None), "bad_query": (400, None),
+    "unauthorized": (401, None),
+    "unknown_profile": (404, None), "not_found": (404, None), "unknown_project": (404, None),
+    "chat_unbound": (409, None), "recall_off": (409, None), "not_attributable": (403, None),
+    "folder_missing": (409, "the project's folder is missing on the Hermes machine; ask the operator"),
+    "query_too_long": (413, None),
+    "no_db": (503, "this Hermes profile has no conversations yet"),
+    "unavailable": (503, "the project list cannot be read right now; ask the operator"),
+    "config_unreadable": (503, "this Hermes profile's configuration cannot be read; ask the operator"),
+    "busy": (503, None),
+    "internal": (500, "internal error"),
 }
 
 
-class ApiError(Exception):
-    def __init__(self, message: str, code: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status or STATUS_BY_CODE.get(code, 400)
-
-
-# What a caller (a chat bot, shown to a group) is told for errors whose own text may name a
-# server path or internal detail; the full text goes to the server log.
-PUBLIC_ERRORS = {
-    "folder_missing": "the project's folder is missing on the Hermes machine; ask the operator",
-    "no_db": "this Hermes profile has no conversations yet",
-    "unavailable": "the project list cannot be read right now; ask the operator",
-    "internal": "internal error",
-}
-MOVE_ERRORS = {
-    "unknown_project": "project not found",
-    "not_found": "session not found",
-    "folder_missing": PUBLIC_ERRORS["folder_missing"],
-    "no_db": PUBLIC_ERRORS["no_db"],
-}
+class ApiError(RecallError):
+    """A request the API itself refuses (key, body, arguments)."""
 
 
 # Result keys for the operator only (paths, commands, the provider's URL): never sent to a chat.
@@ -305,41 +298,17 @@ def _forget(home: Path, body: dict[str, Any]) -> dict[str, Any]:
     return {"success": True, **result}
 
 
-def _public(code: str, message: str, detail: str = "") -> str:
-    """The sentence a caller gets; where the text may hold a path, a fixed one, and the log the rest."""
-    if code not in PUBLIC_ERRORS:
-        return message
-    log.warning("recall API answered %s: %s%s", code, message, f" ({detail})" if detail else "")
-    return PUBLIC_ERRORS[code]
-
-
 def _error_handlers(app: FastAPI) -> None:
     def reply(status: int, message: str, code: str) -> JSONResponse:
         return JSONResponse({"success": False, "error": message, "code": code}, status_code=status)
 
-    @app.exception_handler(ApiError)
-    async def _api(_: Request, exc: ApiError) -> JSONResponse:
-        return reply(exc.status, str(exc), exc.code)
-
-    @app.exception_handler(RequestError)
-    async def _req(_: Request, exc: RequestError) -> JSONResponse:
-        return reply(STATUS_BY_CODE.get(exc.code, 400), str(exc), exc.code)
-
-    @app.exception_handler(SearchError)
-    async def _search(_: Request, exc: SearchError) -> JSONResponse:
-        return reply(STATUS_BY_CODE.get(exc.code, 400), _public(exc.code, str(exc)), exc.code)
-
-    @app.exception_handler(MoveError)
-    async def _move(_: Request, exc: MoveError) -> JSONResponse:
-        # Every move error by its code: MoveError texts may carry the folder that is missing.
-        message = MOVE_ERRORS.get(exc.code) or PUBLIC_ERRORS.get(exc.code) or "the move failed"
-        log.warning("recall API move failed (%s): %s %s", exc.code, exc, getattr(exc, "detail", "") or "")
-        return reply(STATUS_BY_CODE.get(exc.code, 400), message, exc.code)
-
-    @app.exception_handler(hermes_db.Unavailable)
-    async def _unavailable(_: Request, exc: hermes_db.Unavailable) -> JSONResponse:
-        # Fail closed: an unreadable projects.db or bindings.db is an error, never "nothing".
-        return reply(503, _public("unavailable", str(exc), exc.detail), "unavailable")
+    @app.exception_handler(RecallError)
+    async def _recall(_: Request, exc: RecallError) -> JSONResponse:
+        # Fail closed: an unreadable projects.db or bindings.db is an error (503), never "nothing".
+        status, fixed = ERRORS.get(exc.code, (400, None))
+        if fixed is not None or exc.detail:
+            log.warning("recall API answered %s: %s%s", exc.code, exc, f" ({exc.detail})" if exc.detail else "")
+        return reply(status, fixed or str(exc), exc.code)
 
     @app.exception_handler(TimeoutError)
     async def _busy(_: Request, exc: TimeoutError) -> JSONResponse:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..stores import forgotten
+from ..stores import forgotten, hermes_db
 from ..stores.messages import ELIGIBLE_MESSAGE_SQL
 
 _FROM = "FROM messages m JOIN sessions s ON s.id = m.session_id"
@@ -25,22 +25,12 @@ _PREVIOUS = ("(SELECT p.content FROM messages p WHERE p.session_id = m.session_i
 _IN_SCOPE = " AND m.session_id IN (SELECT value FROM json_each(?))"
 
 
-class StateMissing(FileNotFoundError):
-    """There is no state.db under this HERMES_HOME."""
-
-
-def state_path(home: Path) -> Path:
-    return Path(home) / "state.db"
-
-
 def connect_ro(home: Path) -> sqlite3.Connection:
-    """Open state.db read-only; this plugin never writes Hermes' messages."""
-    path = state_path(home)
-    if not path.exists():
-        raise StateMissing("session database not found")
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5, check_same_thread=False)
+    """state.db read-only through ``hermes_db`` (the quoted ``ro_uri``), rows as plain tuples;
+    ``hermes_db.NoDatabase`` when there is none."""
+    conn = hermes_db.connect_state(home, rows=False)
     try:
-        forgotten.prepare(conn, Path(home))
+        forgotten.prepare(conn, Path(home))  # what was forgotten (stores/forgotten.py)
     except BaseException:
         conn.close()
         raise

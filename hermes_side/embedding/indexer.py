@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..stores import hermes_db
 from ..stores.messages import is_summary_text, message_text
 from . import history, store
 from .chunking import Chunk, chunk_text
@@ -128,7 +129,7 @@ def build_index(
             _Run(home, settings, embedder, scope, stats).execute(progress, stop_event, limit, reconcile, rebuild)
     except RunBusy as exc:
         stats.status, stats.detail = "busy", str(exc)
-    except (ProviderError, history.StateMissing, store.DimensionMismatch) as exc:
+    except (ProviderError, hermes_db.NoDatabase, store.DimensionMismatch) as exc:
         stats.status, stats.detail = "unavailable", str(exc)
     except store.StoreCorrupt as exc:
         stats.status, stats.detail = "corrupt", str(exc)

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from ..host.config import ConfigError, plugin_section, read_env
+from ..host.profile import PLUGIN_KEY
 
-PLUGIN_KEY = "project-history-recall"
 API_KEY_ENV = "PROJECT_HISTORY_EMBEDDING_API_KEY"
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
@@ -96,47 +96,14 @@ _RANGES: dict[str, tuple[float, float]] = {
 _SECTION = f"plugins.{PLUGIN_KEY}.embedding"
 
 
-_LOADED: dict[str, tuple[bytes, EmbeddingSettings | SettingsError]] = {}
-
-
 def load_settings(home: Path) -> EmbeddingSettings:
-    """Parse the embedding section of ``home/config.yaml``; defaults when absent.
-
-    Cached by file content: Hermes configs are several KB of YAML, which the pure-Python parser
-    takes milliseconds to read, and every search asks. (Not by mtime: a rewrite within the same
-    clock tick would go unnoticed.)"""
-    path = Path(home) / "config.yaml"
+    """Parse the embedding section of ``home/config.yaml``; defaults when absent. An unreadable
+    file is a :class:`SettingsError` too (host/config.py reads and caches the file)."""
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return EmbeddingSettings()
-    except OSError as exc:
-        raise SettingsError(f"{path.name}: cannot read ({exc.__class__.__name__})") from None
-    cached = _LOADED.get(str(path))
-    if cached is None or cached[0] != raw:
-        try:
-            result: EmbeddingSettings | SettingsError = parse_settings(_section(_parse_yaml(path.name, raw)))
-        except SettingsError as exc:
-            result = exc
-        cached = _LOADED[str(path)] = (raw, result)
-    if isinstance(cached[1], SettingsError):
-        raise SettingsError(str(cached[1]))
-    return cached[1]
-
-
-def _parse_yaml(name: str, raw: bytes) -> Any:
-    try:
-        return yaml.safe_load(raw.decode("utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{name}: cannot read YAML ({exc.__class__.__name__})") from None
-
-
-def _section(doc: Any) -> Any:
-    for key in ("plugins", PLUGIN_KEY, "embedding"):
-        if not isinstance(doc, dict):
-            return None
-        doc = doc.get(key)
-    return doc
+        raw = plugin_section(home, "embedding")
+    except ConfigError as exc:
+        raise SettingsError(str(exc)) from None
+    return parse_settings(raw)
 
 
 def parse_settings(raw: Any) -> EmbeddingSettings:
@@ -201,7 +168,7 @@ def resolve_api_key(home: Path) -> str | None:
     key = os.environ.get(API_KEY_ENV)
     if key and _is_own_profile(home):
         return key.strip()
-    return read_env_file(Path(home) / ".env").get(API_KEY_ENV)
+    return read_env(home).get(API_KEY_ENV)
 
 
 def _is_own_profile(home: Path) -> bool:
@@ -211,24 +178,3 @@ def _is_own_profile(home: Path) -> bool:
         return Path(home).resolve() == current_profile().home.resolve()
     except OSError:
         return False
-
-
-def read_env_file(path: Path) -> dict[str, str]:
-    """Minimal ``KEY=VALUE`` reader (``export`` prefix, quotes, ``#`` comments)."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return {}
-    out: dict[str, str] = {}
-    for line in lines:
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        name, _, value = line.removeprefix("export ").partition("=")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        elif " #" in value:
-            value = value.split(" #", 1)[0].rstrip()
-        out[name.strip()] = value
-    return out

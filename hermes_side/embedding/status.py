@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..stores import hermes_db
 from . import history, runlock, store
 from .consent import consent_state
 from .coverage import open_store_if_exists, scope_counts
@@ -39,7 +40,7 @@ def index_status(
            "consent": consent_state(Path(home), settings, profile, [ALL_PROJECTS]), "projects": {}}
     try:
         state = history.connect_ro(Path(home))
-    except history.StateMissing as exc:
+    except hermes_db.NoDatabase as exc:
         return {**out, "error": str(exc)}
     try:
         db = open_store_if_exists(Path(home))

@@ -31,10 +31,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..host.profile import PLUGIN_KEY, profile_at
+from ..host.profile import profile_at
 
 log = logging.getLogger(__name__)
-STORE_DIR = PLUGIN_KEY  # the plugin's data folder in the profile home (profile.py)
 STORE_FILE = "embeddings.db"
 ALL = "*"
 

@@ -103,24 +103,3 @@ def named_profile(root: Path | str, name: str) -> Profile | None:
         return None
     root = Path(root)
     return Profile(name, root if name == DEFAULT else root / "profiles" / name)
-
-
-def plugin_enabled(home: Path | str) -> bool:
-    """Hermes' own rule (``hermes_cli.plugins``): listed in ``plugins.enabled`` of that profile's
-    config.yaml and not in ``plugins.disabled``; a missing or unreadable config enables nothing.
-    Read with Hermes' own reader (cached on the file's mtime and size) under a home override, so
-    asking about another profile never touches this process's ``HERMES_HOME``."""
-    from hermes_cli.config import read_raw_config
-    from hermes_constants import reset_hermes_home_override, set_hermes_home_override
-
-    token = set_hermes_home_override(Path(home))
-    try:
-        config = read_raw_config()
-    finally:
-        reset_hermes_home_override(token)
-    plugins = config.get("plugins") if isinstance(config, dict) else None
-    if not isinstance(plugins, dict):
-        return False
-    enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
-    return (isinstance(enabled, list) and PLUGIN_KEY in enabled
-            and not (isinstance(disabled, list) and PLUGIN_KEY in disabled))

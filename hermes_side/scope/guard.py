@@ -18,38 +18,23 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from ..host.config import plugin_enabled, plugin_section, read_config
+from ..host.profile import PLUGIN_KEY
 from ..stores import hermes_db
 from .chat_rule import origin_of
 
 log = logging.getLogger(__name__)
 
-PLUGIN_KEY = "project-history-recall"
 SWITCH = "block_session_search"
 TOOL = "session_search"
 BLOCKED = ("session_search is not available in group and chat conversations: it would search every "
            "chat of this assistant. Use project_history_search instead; it searches this chat's project.")
 
 
-def _config(home: Path) -> dict[str, Any]:
-    import yaml
-
-    path = Path(home) / "config.yaml"
-    if not path.exists():
-        return {}
-    doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    return doc if isinstance(doc, dict) else {}
-
-
-def _section(cfg: dict[str, Any], *keys: str) -> Any:
-    for key in keys:
-        cfg = cfg.get(key) if isinstance(cfg, dict) else None
-    return cfg
-
-
 def block_enabled(home: Path) -> bool:
     """The operator's switch; anything but an explicit ``false`` (or an unreadable file) blocks."""
     try:
-        value = _section(_config(home), "plugins", PLUGIN_KEY, SWITCH)
+        value = plugin_section(home, SWITCH)
     except Exception:  # a broken config.yaml must not reopen the door
         return True
     return value is not False
@@ -58,13 +43,10 @@ def block_enabled(home: Path) -> bool:
 def door_status(home: Path) -> dict[str, Any]:
     """For ``hermes recall status``: is ``session_search`` blocked in chat sessions?"""
     try:
-        cfg = _config(home)
+        read_config(home)
     except Exception as exc:
-        return {"blocked_in_chats": True, "reason": f"config.yaml unreadable ({type(exc).__name__}); blocking"}
-    plugins = cfg.get("plugins") if isinstance(cfg.get("plugins"), dict) else {}
-    enabled = plugins.get("enabled") if isinstance(plugins.get("enabled"), list) else []
-    disabled = plugins.get("disabled") if isinstance(plugins.get("disabled"), list) else []
-    if PLUGIN_KEY not in enabled or PLUGIN_KEY in disabled:
+        return {"blocked_in_chats": True, "reason": f"{exc}; blocking"}
+    if not plugin_enabled(home):
         return {"blocked_in_chats": False,
                 "reason": "plugin not enabled in this profile: Hermes' session_search reads every chat"}
     if not block_enabled(home):
@@ -77,7 +59,7 @@ def is_chat_session(home: Path, session_id: str, session_key: str | None, platfo
     rows: dict[str, dict[str, Any]] = {}
     if session_id:
         try:
-            conn = hermes_db.connect_ro(hermes_db.state_db_path(home))
+            conn = hermes_db.connect_state(home)
         except hermes_db.NoDatabase:
             conn = None
         if conn is not None:

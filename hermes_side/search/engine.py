@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import RecallError
 from ..host import deps
 from ..host.profile import profile_name
 from ..scope.chat_rule import CHAT_UNBOUND, RECALL_OFF, RECALL_OFF_TEXT, bound_project, refusal
@@ -51,10 +52,8 @@ NO_CONTEXT = "No project context (no working directory recorded)"
 NO_OTHERS = "No other sessions in this project"
 
 
-class SearchError(Exception):
-    def __init__(self, message: str, code: str) -> None:
-        super().__init__(message)
-        self.code = code
+class SearchError(RecallError):
+    """A search that cannot run (no database, unknown project, a chat without a project)."""
 
 
 def check_recall_on(home: Path, chat: str | None) -> None:
@@ -184,7 +183,7 @@ class SearchEngine:
                 conn = self._pool.pop() if self._pool else None
             if conn is None:
                 try:
-                    conn = hermes_db.connect_ro(hermes_db.state_db_path(self.home))
+                    conn = hermes_db.connect_state(self.home)
                 except hermes_db.NoDatabase:
                     raise SearchError("session database not found", "no_db") from None
             self._local.conn = conn

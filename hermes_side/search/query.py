@@ -17,6 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..errors import RecallError
 from ..text import CJK_CHAR, CJK_CHARS
 
 MAX_QUERY_CHARS = 2000
@@ -113,10 +114,10 @@ class ParsedQuery:
         return sorted(terms, key=len, reverse=True)
 
 
-class QueryError(ValueError):
-    def __init__(self, message: str, code: str = "bad_query") -> None:
-        super().__init__(message)
-        self.code = code
+class QueryError(RecallError, ValueError):
+    """Query text that cannot be searched (too long)."""
+
+    code = "bad_query"
 
 
 def clean_text(raw: str) -> str:

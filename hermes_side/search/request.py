@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..errors import RecallError
 from .query import MAX_QUERY_CHARS
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -15,10 +16,8 @@ _RELATIVE = re.compile(r"^\s*(\d{1,5})\s*([hdwm])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400}
 
 
-class RequestError(ValueError):
-    def __init__(self, message: str, code: str = "bad_request") -> None:
-        super().__init__(message)
-        self.code = code
+class RequestError(RecallError, ValueError):
+    """Arguments that do not make a request; the message says which and how to fix it."""
 
 
 @dataclass(frozen=True)

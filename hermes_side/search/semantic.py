@@ -30,6 +30,7 @@ from ..embedding.providers import ProviderError, make_embedder
 from ..embedding.settings import EmbeddingSettings, SettingsError, load_settings
 from ..embedding.terms import query_weights
 from ..embedding.vectors import VectorIndex, get_index
+from ..stores import hermes_db
 from .fusion import rrf
 from .query import embed_text
 
@@ -102,7 +103,7 @@ def semantic_search(
     try:
         return _search(Path(home), query, list(dict.fromkeys(session_ids)), top_k, profile,
                        list(projects), catch_up, settings)
-    except (SettingsError, ProviderError, history.StateMissing) as exc:
+    except (SettingsError, ProviderError, hermes_db.NoDatabase) as exc:
         return SemanticHits("unavailable", [], str(exc))
     except Exception as exc:  # the keyword half must still answer; log for the operator
         log.warning("semantic search failed", exc_info=True)

@@ -13,20 +13,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-
-class NoDatabase(Exception):
-    """Hermes' session database does not exist in this profile (yet)."""
+from ..errors import RecallError
 
 
-class Unavailable(Exception):
+class NoDatabase(RecallError):
+    """A database of this profile does not exist (yet); ``detail`` is its path."""
+
+    code = "no_db"
+
+
+class Unavailable(RecallError):
     """A database exists but cannot be read (locked, corrupt, unreadable). Never "empty": an
     unreadable projects.db read as "no projects" would widen every scope (fail closed)."""
 
     code = "unavailable"
 
     def __init__(self, message: str, detail: str = "") -> None:
-        super().__init__(message)
-        self.detail = detail  # for operators and logs only: may name a server path
+        super().__init__(message, detail=detail)
 
 
 def state_db_path(home: Path) -> Path:
@@ -43,12 +46,24 @@ def ro_uri(path: Path) -> str:
     return f"file:{quote(Path(path).absolute().as_posix(), safe='/:')}?mode=ro"
 
 
-def connect_ro(path: Path, *, timeout: float = 5.0) -> sqlite3.Connection:
-    if not Path(path).exists():
-        raise NoDatabase(str(path))
+def connect_ro(path: Path, *, timeout: float = 5.0, rows: bool = True) -> sqlite3.Connection:
+    """The one way this plugin opens a SQLite file read-only (``ro_uri``): it can neither write
+    nor create it. ``rows=False`` returns plain tuples (the indexer reads millions of rows)."""
+    path = Path(path)
+    if not path.exists():
+        raise NoDatabase(_MISSING.get(path.name, f"{path.name} not found"), str(path))
     conn = sqlite3.connect(ro_uri(path), uri=True, timeout=timeout, check_same_thread=False)
-    conn.row_factory = sqlite3.Row
+    if rows:
+        conn.row_factory = sqlite3.Row
     return conn
+
+
+_MISSING = {"state.db": "session database not found"}
+
+
+def connect_state(home: Path, *, rows: bool = True) -> sqlite3.Connection:
+    """Hermes' ``state.db`` of the profile at ``home``, read-only; :class:`NoDatabase` without one."""
+    return connect_ro(state_db_path(home), rows=rows)
 
 
 SESSION_COLUMNS = (

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from hermes_side.stores.hermes_db import ro_uri
 from tests.e2e.nonebot_proc import NoneBotProcess
 from tests.e2e.onebot import Action, FakeOneBot
 from tests.e2e.recall_proc import RecallServer
@@ -62,7 +63,7 @@ def _seed(home: Path, work: Path) -> dict[str, str]:
 
 
 def _messages(home: Path) -> list[tuple]:
-    conn = sqlite3.connect(f"file:{home / 'state.db'}?mode=ro", uri=True)
+    conn = sqlite3.connect(ro_uri(home / 'state.db'), uri=True)
     try:
         return conn.execute("SELECT id, session_id, role, content, active FROM messages ORDER BY id").fetchall()
     finally:

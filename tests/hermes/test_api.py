@@ -126,6 +126,20 @@ def test_move_into_a_project_whose_folder_is_gone_says_so_without_the_path(group
     assert world.db.get_session("hermes-onebotv11+group+111+42")["cwd"] is None  # nothing moved
 
 
+def test_a_broken_config_yaml_does_not_turn_move_into_a_500(groups):
+    """A YAML error in config.yaml (``terminal.cwd`` is where Home lives) used to escape the move as
+    an unhandled ``yaml.ScannerError``: the bot got ``internal error``. The move to Home now goes to
+    the next candidate folder, and a move into a project never reads the file."""
+    world, client, alpha, _ = groups
+    (world.home / "config.yaml").write_text("terminal:\n  cwd: [unclosed\n")
+    home_move = client.post("/move", headers=AUTH, json={"session_id": "hermes-onebotv11+group+111+42",
+                                                         "project": ""})
+    assert home_move.status_code == 200, home_move.text
+    assert home_move.json()["project"] == {"kind": "home"}
+    into = client.post("/move", headers=AUTH, json={"chat": "onebotv11:111", "project": "alpha"})
+    assert into.status_code == 200 and into.json()["project"]["id"] == alpha
+
+
 def test_initial_binding_does_not_override_an_admin_decision(groups):
     _, client, _, beta = groups
     first = client.put("/chats/onebotv11:222/binding", headers=AUTH, json={"project": "beta", "only_if_unset": True})

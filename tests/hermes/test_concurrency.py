@@ -30,6 +30,7 @@ from hermes_side.embedding.providers import fingerprint_for
 from hermes_side.search.engine import SearchEngine
 from hermes_side.search.request import parse_search_args
 from hermes_side.stores import forgotten
+from hermes_side.stores.hermes_db import ro_uri
 from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL
 
 PLUGIN_CONFIG = "plugins:\n  enabled: [project-history-recall]\n"
@@ -134,7 +135,7 @@ def _join(thread: threading.Thread, timeout: float) -> None:
 
 
 def _ro(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    return sqlite3.connect(ro_uri(path), uri=True, timeout=10)
 
 
 def _eligible_ids(home: Path) -> set[int]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from hermes_side.stores.hermes_db import ro_uri
 from tests.hermes.world import call_tool
 
 DB_FILES = ("state.db", "projects.db")
@@ -30,7 +31,7 @@ def file_hashes(home: Path) -> dict[str, str | None]:
 
 class Observers:
     def __init__(self, home: Path) -> None:
-        self.conns = {n: sqlite3.connect(f"file:{home / n}?mode=ro", uri=True) for n in DB_FILES}
+        self.conns = {n: sqlite3.connect(ro_uri(home / n), uri=True) for n in DB_FILES}
         self.data_version()  # first read: sets up the reader's view
 
     def data_version(self) -> dict[str, int]:
@@ -51,7 +52,7 @@ def wait_for_background_indexing(home: Path) -> None:
 
 
 def rows(db: Path, table: str) -> dict:
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    conn = sqlite3.connect(ro_uri(db), uri=True)
     conn.row_factory = sqlite3.Row
     try:
         return {r["id"]: dict(r) for r in conn.execute(f"SELECT * FROM {table}")}
@@ -61,7 +62,7 @@ def rows(db: Path, table: str) -> dict:
 
 def every_table(db: Path) -> dict[str, list]:
     """Every table of the database, rows in storage order (FTS shadow tables included)."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    conn = sqlite3.connect(ro_uri(db), uri=True)
     try:
         names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         return {n: conn.execute(f'SELECT * FROM "{n}"').fetchall() for n in names}

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from hermes_side.stores.hermes_db import ro_uri
+
 REPO = Path(__file__).resolve().parents[2]
 SYNTH = REPO / "benchmarks" / "synth.py"
 ARGS = ["--messages", "2000", "--conversations", "40", "--projects", "8", "--seed", "3", "--quiet"]
@@ -32,7 +34,7 @@ def _generate(home: Path) -> None:
 
 
 def _ro(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = sqlite3.connect(ro_uri(path), uri=True)
     conn.row_factory = sqlite3.Row
     return conn
 

@@ -1,0 +1,21 @@
+"""The one error a caller can be told about: a sentence, a code, and what only the operator sees.
+
+Every surface maps the same tree: the agent tools answer ``{"success": false, "error", "code"}``,
+the recall API turns ``code`` into an HTTP status in one table (``api/app.py``), the CLI prints the
+sentence. A leaf module (like ``text.py``): every floor may import it.
+"""
+
+from __future__ import annotations
+
+
+class RecallError(Exception):
+    """``str(exc)`` is safe to show whoever asked; ``code`` says what kind of failure it is;
+    ``detail`` (a folder, an underlying error) is for the operator and the logs only."""
+
+    code = "bad_request"
+
+    def __init__(self, message: str, code: str | None = None, detail: str = "") -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.detail = detail

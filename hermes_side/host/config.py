@@ -1,0 +1,104 @@
+"""The profile's ``config.yaml`` and ``.env``, read in one place.
+
+Every setting of this plugin (the embedding section, the ``session_search`` switch, the Home
+folder for moves, whether a profile enabled the plugin) and every key in a ``.env`` (the recall
+API's, the embedding provider's) is read here, so each file has one parser and one answer to
+"what if it is broken": :class:`ConfigError`, which each caller turns into its own safe default.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from ..errors import RecallError
+from .profile import PLUGIN_KEY, profile_at
+
+
+class ConfigError(RecallError):
+    """config.yaml exists but cannot be read or parsed. The message names the file, not its folder."""
+
+    code = "config_unreadable"
+
+
+_lock = threading.Lock()
+_PARSED: dict[str, tuple[bytes, dict[str, Any] | ConfigError]] = {}
+
+
+def read_config(home: Path | str) -> dict[str, Any]:
+    """``home/config.yaml`` as a mapping; ``{}`` when there is none (or it holds no mapping).
+
+    Cached by file content: Hermes configs are several KB of YAML, which the pure-Python parser
+    takes milliseconds to read, and every search asks. (Not by mtime: a rewrite within the same
+    clock tick would go unnoticed.) The mapping is shared: callers only read it."""
+    path = profile_at(home).config_file
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path.name}: cannot read ({exc.__class__.__name__})", detail=str(path)) from None
+    with _lock:
+        cached = _PARSED.get(str(path))
+    if cached is None or cached[0] != raw:
+        cached = (raw, _parse(path, raw))
+        with _lock:
+            _PARSED[str(path)] = cached
+    if isinstance(cached[1], ConfigError):
+        raise ConfigError(str(cached[1]), detail=cached[1].detail)
+    return cached[1]
+
+
+def _parse(path: Path, raw: bytes) -> dict[str, Any] | ConfigError:
+    import yaml
+
+    try:
+        doc = yaml.safe_load(raw.decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        return ConfigError(f"{path.name}: cannot read YAML ({exc.__class__.__name__})", detail=str(path))
+    return doc if isinstance(doc, dict) else {}
+
+
+def section(doc: Any, *keys: str) -> Any:
+    """``doc[k1][k2]…``, or None as soon as a level is missing or not a mapping."""
+    for key in keys:
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(key)
+    return doc
+
+
+def plugin_section(home: Path | str, *keys: str) -> Any:
+    """``plugins.project-history-recall[.keys…]`` of the profile's config.yaml (None when absent)."""
+    return section(read_config(home), "plugins", PLUGIN_KEY, *keys)
+
+
+def read_env(home: Path | str) -> dict[str, str]:
+    """The profile's ``.env`` as Hermes reads it (python-dotenv); ``{}`` when absent or unreadable.
+    Values are never logged."""
+    path = profile_at(home).env_file
+    try:
+        if not path.is_file():
+            return {}
+        from dotenv import dotenv_values
+
+        return {k: v for k, v in dotenv_values(path).items() if v is not None}
+    except (OSError, UnicodeDecodeError):
+        return {}
+
+
+def plugin_enabled(home: Path | str) -> bool:
+    """Hermes' own rule (``hermes_cli.plugins``): listed in ``plugins.enabled`` of that profile's
+    config.yaml and not in ``plugins.disabled``; a missing or unreadable config enables nothing
+    (Hermes' reader answers ``{}`` for a broken file, too). Reads the given home's file only, so
+    asking about another profile never touches this process's ``HERMES_HOME``."""
+    try:
+        plugins = section(read_config(home), "plugins")
+    except ConfigError:
+        return False
+    if not isinstance(plugins, dict):
+        return False
+    enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
+    return (isinstance(enabled, list) and PLUGIN_KEY in enabled
+            and not (isinstance(disabled, list) and PLUGIN_KEY in disabled))
