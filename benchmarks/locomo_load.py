@@ -88,6 +88,8 @@ class Corpus:
     questions: list[Question] = field(default_factory=list)
     turn_counts: dict[str, int] = field(default_factory=dict)  # conv -> number of turns
     dropped_questions: list[tuple[str, str]] = field(default_factory=list)  # (conv, question): no evidence
+    # agent world: a compaction's copy of a turn (message id) → that turn; shown, it counts as the turn
+    copies: dict[int, Turn] = field(default_factory=dict)
 
     @property
     def state_db(self) -> Path:
@@ -151,11 +153,12 @@ def conversation_files(data_dir: Path, files=None) -> list[Path]:
     return out
 
 
-def load_locomo(home: Path, data_dir: Path, files=None) -> Corpus:
+def load_locomo(home: Path, data_dir: Path, files=None, *, agent: bool = False) -> Corpus:
     """Write the given LoCoMo conversation files into a Hermes home and return the corpus map.
 
     ``home`` becomes ``HERMES_HOME`` for this process (set before any Hermes module is imported
-    here, so import-time defaults agree with it; every Hermes call also gets an explicit path)."""
+    here, so import-time defaults agree with it; every Hermes call also gets an explicit path).
+    ``agent``: store each conversation the way Hermes stores an agent's work (``AgentWriter``)."""
     home = Path(home).resolve()
     home.mkdir(parents=True, exist_ok=True)
     os.environ["HERMES_HOME"] = str(home)
@@ -198,16 +201,23 @@ def load_locomo(home: Path, data_dir: Path, files=None) -> Corpus:
                 db.create_session(sid, "cli", cwd=str(folder))
                 db.set_session_title(sid, f"{speaker_a} & {speaker_b} — session {n}")
                 corpus.sessions[(conv, n)] = sid
+                writer = AgentWriter(db, sid, len(data[f"session_{n}"])) if agent else None
                 for i, turn in enumerate(data[f"session_{n}"]):
                     speaker = turn["speaker"]
                     role = "user" if speaker == speaker_a else "assistant"
                     text = _turn_text(turn)
                     ts = started.timestamp() + i * TURN_SECONDS
-                    mid = db.append_message(sid, role, text, timestamp=ts)
+                    if writer is None:
+                        mid = db.append_message(sid, role, text, timestamp=ts)
+                    else:
+                        text, mid = writer.turn(i, role, text, ts)
                     t = Turn(conv, turn["dia_id"], n, speaker, role, text, mid, sid)
                     corpus.turns[(conv, t.dia_id)] = t
                     corpus.by_message[mid] = t
                     n_turns += 1
+                    if writer is not None and (copies := writer.maybe_compact(i, ts)):
+                        for copy_id, original in copies:
+                            corpus.copies[copy_id] = corpus.by_message[original]
             corpus.turn_counts[conv] = n_turns
 
             known = {dia for (c, dia) in corpus.turns if c == conv}
@@ -227,7 +237,8 @@ def load_locomo(home: Path, data_dir: Path, files=None) -> Corpus:
                         answer=str(qa.get("answer", "")),
                         category=category,
                         evidence=evidence,
-                        evidence_message_ids=[t.message_id for t in turns],
+                        evidence_message_ids=[t.message_id for t in turns]
+                        + [c for c, t in corpus.copies.items() if t in turns],
                         evidence_session_ids=sorted({t.session_id for t in turns}),
                     )
                 )
@@ -236,6 +247,81 @@ def load_locomo(home: Path, data_dir: Path, files=None) -> Corpus:
         pconn.close()
     return corpus
 
+
+
+# --------------------------------------------------------------------------- agent transcripts
+
+_TOOLS = ("read_file", "search_files", "terminal", "web_search")
+LONG_TAIL = ("\n\nFor the record, here is the small helper I keep for this kind of note:\n\n```python\n"
+             "def remember(notes: dict, key: str, value: str) -> dict:\n"
+             "    \"\"\"Store one fact, newest wins; returns the updated notes.\"\"\"\n"
+             "    updated = dict(notes)\n    updated[key] = value.strip()\n    return updated\n```\n\n"
+             "- keep one line per fact\n- date every entry\n- review the list at the end of the week\n")
+
+
+class AgentWriter:
+    """One LoCoMo session written the way Hermes stores an agent's work, through ``SessionDB``:
+
+    - before every second assistant turn, a tool call: an ``assistant`` row with ``tool_calls``
+      and no text, then the ``tool`` row with its JSON result (a file with code, a command's
+      output); every fourth also an assistant "let me check" that calls a second tool;
+    - every sixth assistant turn is long: the turn's text, then a code block and a list;
+    - a session of 16+ turns is compacted in place at its middle (``archive_and_compact``: a
+      ``[CONTEXT COMPACTION]`` summary row and copies of the last two turns become the live rows,
+      the turns before stay ``compacted=1``), then goes on.
+
+    The turn's own text is stored unchanged (long turns get the tail appended), so every question's
+    evidence is still one message; a compaction's copy of an evidence turn counts as it."""
+
+    def __init__(self, db, sid: str, n_turns: int) -> None:
+        self.db, self.sid, self.n_turns = db, sid, n_turns
+        self.assistant_turns = 0
+        self.calls = 0
+        self.last: list[tuple[int, str, str]] = []  # (message id, role, text) of the last turns
+
+    def _call(self, name: str, args: dict, result: dict, ts: float, text: str | None = None) -> None:
+        self.calls += 1
+        call_id = f"call_{self.sid[-6:]}_{self.calls}"
+        self.db.append_message(self.sid, "assistant", text, timestamp=ts, finish_reason="tool_calls",
+                               tool_calls=[{"id": call_id, "type": "function",
+                                            "function": {"name": name, "arguments": json.dumps(args)}}])
+        self.db.append_message(self.sid, "tool", json.dumps(result), tool_call_id=call_id, tool_name=name,
+                               timestamp=ts + 1)
+
+    def turn(self, i: int, role: str, text: str, ts: float) -> tuple[str, int]:
+        if role == "assistant":
+            self.assistant_turns += 1
+            k = self.assistant_turns
+            prev = next((t for _, r, t in reversed(self.last) if r == "user"), "")
+            words = re.findall(r"[A-Za-z]{4,}", prev)[:4]
+            if k % 2 == 0:
+                name = _TOOLS[k // 2 % len(_TOOLS)]
+                self._call(name, {"query": " ".join(words), "path": f"notes/{self.sid[-6:]}.md"},
+                           {"path": f"notes/{self.sid[-6:]}.md", "exit_code": 0, "truncated": False,
+                            "content": f"# notes\n\ndef lookup(q):\n    return index.search({' '.join(words)!r})\n",
+                            "matches": [{"line": 3 + j, "text": w} for j, w in enumerate(words)]}, ts - 20)
+            if k % 4 == 0:
+                self._call("terminal", {"command": "ls -la notes/ && wc -l notes/*.md"},
+                           {"output": "total 12\n-rw-r--r-- 1 me me 2048 notes.md\n  42 notes/notes.md",
+                            "exit_code": 0},
+                           ts - 10, text="Let me check my notes first.")
+            if k % 6 == 0:
+                text = text + LONG_TAIL
+        mid = self.db.append_message(self.sid, role, text, timestamp=ts)
+        self.last = [*self.last[-1:], (mid, role, text)]
+        return text, mid
+
+    def maybe_compact(self, i: int, ts: float) -> list[tuple[int, int]]:
+        """Compact at the session's middle; returns (copy's message id, original's) for the copies."""
+        if self.n_turns < 16 or i != self.n_turns // 2:
+            return []
+        summary = {"role": "user", "content": "[CONTEXT COMPACTION] Earlier turns of this conversation were "
+                   "summarised to save context; the transcript stays on disk.", "timestamp": ts + 1}
+        copies = [{"role": r, "content": t, "timestamp": ts + 2 + j} for j, (_, r, t) in enumerate(self.last)]
+        self.db.archive_and_compact(self.sid, [summary, *copies])
+        rows = self.db.get_messages(self.sid)  # the live rows: the summary and the copies
+        live = [r for r in rows if r["role"] != "user" or not str(r["content"]).startswith("[CONTEXT")]
+        return [(int(r["id"]), mid) for r, (mid, _, _) in zip(live[-len(self.last):], self.last, strict=True)]
 
 
 # --------------------------------------------------------------------------- Chinese (LoCoMo-zh)

@@ -4,6 +4,8 @@ Measured on LoCoMo: 60% of evidence turns follow a turn with a question mark, an
 matches the question's words ("how did they handle the accident?") far better than the
 answer's ("they were scared but…"). So after ranking, each hit that asks something is followed
 by the turn that answers it, and a result whose message asks something shows that answer too.
+In an agent's transcript the answer is the first turn with text after the tool calls, never a
+tool-call turn or a tool result (``reply_to``).
 """
 
 from __future__ import annotations
@@ -12,14 +14,17 @@ import json
 import sqlite3
 from typing import Any
 
-from ..stores.messages import NOT_FORGOTTEN_SQL, message_text
+from ..stores.messages import NOT_FORGOTTEN_SQL, is_summary_text, message_text
 
 EXPAND_TOP = 30
+# Rows read past a question to find its answer. An agent's answer can come after a run of tool
+# calls (an assistant row with ``tool_calls`` and no text, then a ``tool`` row, repeated); 64 rows
+# is far more tool calls than one turn makes, and one indexed read of the session.
+LOOKAHEAD = 64
 _QUESTION_MARKS = ("?", "？")
 # A forgotten turn is never anyone's answer (the connection is prepared: stores/forgotten.py).
-_NEXT_TURN = ("SELECT m.id, m.role, m.content FROM messages m WHERE m.session_id = ? AND m.id > ?"
-              " AND m.role IN ('user', 'assistant') AND (m.active = 1 OR m.compacted = 1)"
-              f" AND {NOT_FORGOTTEN_SQL} ORDER BY m.id LIMIT 1")
+_NEXT_ROWS = ("SELECT m.id, m.role, m.content, m.tool_calls FROM messages m WHERE m.session_id = ? AND m.id > ?"
+              f" AND (m.active = 1 OR m.compacted = 1) AND {NOT_FORGOTTEN_SQL} ORDER BY m.id LIMIT ?")
 
 
 def asks(text: str) -> bool:
@@ -27,11 +32,31 @@ def asks(text: str) -> bool:
 
 
 def reply_to(conn: sqlite3.Connection, session_id: str, message_id: int) -> dict[str, Any] | None:
-    """The turn after ``message_id`` in its session (``{message_id, role, text}``), if any."""
-    row = conn.execute(_NEXT_TURN, (session_id, message_id)).fetchone()
-    if row is None:
-        return None
-    return {"message_id": row[0], "role": row[1], "text": message_text(row[2])}
+    """The turn that answered ``message_id`` (``{message_id, role, text}``), if any.
+
+    The next user or assistant row with text, where Hermes' machinery is passed over: ``tool`` rows,
+    tool-call turns without text, compaction summaries, and an assistant's "let me check" that
+    carries ``tool_calls`` when the same run of assistant turns ends with a plain answer before the
+    next user turn (the text the person read)."""
+    first_call: dict[str, Any] | None = None
+    for mid, role, content, tool_calls in conn.execute(_NEXT_ROWS, (session_id, message_id, LOOKAHEAD)):
+        if role not in ("user", "assistant"):
+            continue
+        text = message_text(content)
+        if role == "user" and first_call is not None:
+            break  # the agent's run ended with a tool-call turn: that is what it said
+        if not text.strip() or is_summary_text(text):
+            continue
+        turn = {"message_id": mid, "role": role, "text": text}
+        if role == "assistant" and _has_calls(tool_calls):
+            first_call = first_call or turn
+            continue
+        return turn
+    return first_call
+
+
+def _has_calls(tool_calls: str | None) -> bool:
+    return bool(tool_calls) and tool_calls.strip() not in ("", "[]", "null")
 
 
 def with_replies(conn: sqlite3.Connection, ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:

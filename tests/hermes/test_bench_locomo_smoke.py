@@ -186,3 +186,33 @@ def test_one_command_reports_every_suite_from_a_cached_home(tmp_path, monkeypatc
         return [{k: v for k, v in r.items() if k != "p95_ms"} for r in out["results"]]
 
     assert scores(json.loads((tmp_path / "out.json").read_text())) == scores(first)
+
+
+def test_the_agent_world_is_written_the_way_hermes_stores_agent_work(tmp_path, monkeypatch):
+    """Tool-call turns without text, tool results, long turns and an in-place compaction, all
+    through SessionDB; every question's evidence is still a searchable turn (or its compaction copy),
+    and the answer the search shows after a tool call is the turn itself, never the machinery."""
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path))
+    mod = _load_module()
+    corpus = mod.load_locomo(tmp_path, DATA_DIR, [CONV], agent=True)
+    with sqlite3.connect(corpus.state_db) as conn:
+        rows = {r[0]: r for r in conn.execute("SELECT id, session_id, role, content, tool_calls, active, compacted"
+                                              " FROM messages")}
+    calls = [r for r in rows.values() if r[2] == "assistant" and r[4] and not r[3]]
+    assert calls and any(r[2] == "tool" and r[3].startswith("{") for r in rows.values())
+    assert any(r[2] == "user" and (r[3] or "").startswith("[CONTEXT COMPACTION") for r in rows.values())
+    assert any(mod.LONG_TAIL in (r[3] or "") for r in rows.values()) and corpus.copies
+    for q in corpus.questions:
+        for mid in q.evidence_message_ids:
+            _, _, role, content, _, active, compacted = rows[mid]
+            assert role in ("user", "assistant") and content and (active or compacted)
+    from hermes_side.search.answers import reply_to
+    from hermes_side.stores.hermes_db import connect_ro
+
+    conn = connect_ro(corpus.state_db)
+    try:
+        for mid, t in list(corpus.by_message.items())[:80]:
+            nxt = reply_to(conn, t.session_id, mid)
+            assert nxt is None or nxt["message_id"] in corpus.by_message or nxt["message_id"] in corpus.copies
+    finally:
+        conn.close()
