@@ -79,7 +79,8 @@ def _chat_path(chat: str) -> str:
 
 # Answers that are part of normal use, not a fault the operator has to look at.
 _EXPECTED_CODES = frozenset(
-    {"chat_unbound", "query_too_long", "unknown_project", "bad_request", "recall_off", "not_attributable"}
+    {"chat_unbound", "query_too_long", "body_too_large", "unknown_project", "bad_request", "recall_off",
+     "not_attributable"}
 )
 
 
@@ -110,6 +111,7 @@ _BY_CODE = {
     "recall_off": MSG_RECALL_OFF,
     "not_attributable": MSG_NOT_YOURS,
     "query_too_long": MSG_QUERY_TOO_LONG,
+    "body_too_large": MSG_QUERY_TOO_LONG,  # the request held more than a query: it is the query
     "unknown_project": MSG_UNKNOWN_PROJECT,
     "folder_missing": MSG_FOLDER_MISSING,
     "no_db": MSG_NO_DB,

@@ -4,7 +4,8 @@
     {"success": true, "profile": "work",
      "projects": [{"id", "name", "slug", "sessions", "messages", "indexed_messages", "chunks", "state"}],
      "semantic": {"provider", "model", "consent", "status", "indexing", "detail"?},
-     "translation": {"status": "ready"|"unavailable", "missing"?, "detail"?}, "session_search": {...}}
+     "translation": {"status": "ready"|"unavailable", "missing"?, "detail"?},
+     "seal": {"closed": bool, "open_doors": [{"door", "why"}], "unverified": [str]}}
 
 ``messages`` counts the searchable messages of the project (the same rule the search and the
 indexer use); ``state`` and ``semantic.status`` use the search result's ``semantic_status``
@@ -22,6 +23,7 @@ from typing import Any
 
 from ..host import deps
 from ..host.profile import current_profile, profile_at
+from ..scope.seal import render_seal, seal_report
 from ..search.engine import engine_for
 from ..stores.messages import ELIGIBLE_MESSAGE_SQL
 
@@ -109,10 +111,8 @@ def profile_status(home: Path, profile: str | None = None) -> dict[str, Any]:
         semantic["detail"] = _chat_safe(str(index["error"]), home)
     if index.get("missing"):
         semantic["missing"] = index["missing"]
-    from ..scope.guard import door_status
-
     return {"success": True, "profile": profile_at(home).name, "projects": rows, "semantic": semantic,
-            "translation": translation_status(), "session_search": door_status(home)}
+            "translation": translation_status(), "seal": seal_report(home)}
 
 
 def translation_status() -> dict[str, Any]:
@@ -175,10 +175,10 @@ def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
     tr = status.get("translation")
     if isinstance(tr, dict) and tr.get("status") != "ready":
         lines.append(f"Chinese words in English history: off ({tr.get('detail') or tr.get('status')})")
-    door = status.get("session_search")  # Hermes' own session_search, blocked in chats (the seal)
-    if isinstance(door, dict):
-        lines.append(f"Hermes session_search in chats: {'blocked' if door.get('blocked_in_chats') else 'OPEN'}"
-                     + (f" ({door['reason']})" if door.get("reason") else ""))
+    seal = status.get("seal")  # every tool a chat's agent could use to reach another chat
+    if isinstance(seal, dict):
+        lines.append(render_seal(seal))
+        lines += [f"  unverified: {u}" for u in seal.get("unverified") or []]
     if not status["projects"]:
         lines.append("No projects yet (create one in Hermes; chats and searches are scoped to projects).")
     for p in status["projects"]:

@@ -8,6 +8,7 @@ the key check and ``/health`` are ``async`` so they never wait for a worker thre
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Iterable
@@ -35,6 +36,7 @@ from .access import Access
 
 log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 64 * 1024
+TOO_LARGE = f"request body too large (limit {MAX_BODY_BYTES} bytes)"
 WORKER_THREADS = 8
 
 # Every error code → (HTTP status, the sentence a caller gets instead of the error's own text).
@@ -46,7 +48,7 @@ ERRORS: dict[str, tuple[int, str | None]] = {
     "unknown_profile": (404, None), "not_found": (404, None), "unknown_project": (404, None),
     "chat_unbound": (409, None), "recall_off": (409, None), "not_attributable": (403, None),
     "folder_missing": (409, "the project's folder is missing on the Hermes machine; ask the operator"),
-    "query_too_long": (413, None),
+    "query_too_long": (413, None), "body_too_large": (413, None),
     "no_db": (503, "this Hermes profile has no conversations yet"),
     "unavailable": (503, "the project list cannot be read right now; ask the operator"),
     "config_unreadable": (503, "this Hermes profile's configuration cannot be read; ask the operator"),
@@ -114,16 +116,27 @@ def create_app(launch_home: Path, api_key: str, launch_profile: str | None = Non
     return app
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise ApiError(f"request body too large (limit {MAX_BODY_BYTES} bytes)", "query_too_long")
-    try:
-        import json
+async def read_json_body(request: Request) -> dict[str, Any]:
+    """The JSON object of a request, read only after its key was checked (see ``_routes``).
 
-        body = json.loads(raw or b"{}")
+    The body is read while streaming and abandoned at ``MAX_BODY_BYTES``: nobody can make the
+    server hold a 300 MB body in memory, with or without a key."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise ApiError(TOO_LARGE, "body_too_large")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise ApiError(TOO_LARGE, "body_too_large")
+        chunks.append(chunk)
+    try:
+        body = json.loads(b"".join(chunks) or b"{}")
     except ValueError:
         raise ApiError("body is not valid JSON", "bad_request") from None
+    except RecursionError:  # "[[[[…" thousands deep: the parser's own stack limit
+        raise ApiError("body is nested too deeply", "bad_request") from None
     if not isinstance(body, dict):
         raise ApiError("body must be a JSON object", "bad_request")
     return body
@@ -142,6 +155,10 @@ def _without_paths(project: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _routes(router: APIRouter, profile_of: Any) -> None:
+    async def _json_body(request: Request, _: Profile = Depends(profile_of)) -> dict[str, Any]:
+        # The key first: a caller without one gets its 401 before a byte of the body is read.
+        return await read_json_body(request)
+
     @router.get("/projects")
     def projects(p: Profile = Depends(profile_of)) -> dict[str, Any]:
         rows = [pr for pr in hermes_db.load_projects(p.home) if not pr.get("archived")]

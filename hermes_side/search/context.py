@@ -23,6 +23,7 @@ DEFAULT_TURNS, MAX_TURNS = 3, 10
 # A turn can be a whole file pasted into the chat; a window around a hit only needs its gist.
 TURN_CHARS = 1200
 NOT_FOUND = "message not found in this project"
+MAX_MESSAGE_ID = 2**63 - 1  # SQLite's INTEGER: a larger id cannot exist and cannot even be bound
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,9 @@ def parse_context_args(args: object, *, allowed_extra: tuple[str, ...] = ()) -> 
     if unknown:
         raise RequestError(f"unknown argument(s): {', '.join(unknown)[:200]}")
     mid = args.get("message_id")
-    if isinstance(mid, str) and mid.strip().isdigit():
+    if isinstance(mid, str) and mid.strip().isdigit() and len(mid.strip()) <= 19:
         mid = int(mid.strip())  # models often quote numbers
-    if isinstance(mid, bool) or not isinstance(mid, int) or mid <= 0:
+    if isinstance(mid, bool) or not isinstance(mid, int) or not 0 < mid <= MAX_MESSAGE_ID:
         raise RequestError("'message_id' is required: the message_id of a search result")
     return ContextRequest(mid, _count(args.get("before"), "before"), _count(args.get("after"), "after"))
 
