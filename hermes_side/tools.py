@@ -89,10 +89,6 @@ def _hermes_home() -> Path:
     return current_profile().home
 
 
-def _profile() -> str:
-    return current_profile().name
-
-
 def _current_session(kwargs: dict[str, Any]) -> str:
     sid = kwargs.get("session_id") or ""
     if not sid:
@@ -129,7 +125,7 @@ def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
         if not session_id:
             return _json({"success": True, "mode": req.mode, "results": [], "message": NO_CONTEXT,
                           "sessions_in_scope": 0})
-        engine = engine_for(_hermes_home(), _profile())
+        engine = engine_for(_hermes_home())
         hints = _turn_hints()
         return _json(_chat_safe(engine, session_id, hints, engine.search(req, session_id=session_id, **hints)))
     except RecallError as exc:
@@ -153,7 +149,7 @@ def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
         if not session_id:
             return _error("no current session to move", "no_session")
         home = _hermes_home()
-        engine = engine_for(home, _profile())
+        engine = engine_for(home)
         # A chat's place is its binding, which only an admin changes (/move in the group): an
         # agent anyone in the group can talk to must not be able to walk the chat elsewhere.
         if engine.scope_map().origin(session_id, **_turn_hints()).chat:
@@ -206,7 +202,7 @@ def handle_open(args: dict[str, Any], **kwargs: Any) -> str:
         session_id = _current_session(kwargs)
         if not session_id:
             return _error(f"message not found ({NO_CONTEXT})", "not_found")
-        engine = engine_for(_hermes_home(), _profile())
+        engine = engine_for(_hermes_home())
         hints = _turn_hints()
         return _json(_chat_safe(engine, session_id, hints, open_context(engine, req, session_id=session_id, **hints)))
     except RecallError as exc:

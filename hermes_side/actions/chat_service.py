@@ -60,34 +60,34 @@ def binding_view(home: Path, chat: str) -> dict[str, Any]:
     return {"success": True, "chat": chat, "state": binding["state"], "project": project}
 
 
-def sessions_of_chat(home: Path, chat: str, profile: str = "default") -> list[str]:
+def sessions_of_chat(home: Path, chat: str) -> list[str]:
     """Every session the chat rule attributes to the chat: by the bridge's id, the gateway's
     row, the hook's record, or a parent's (compression children, delegations)."""
-    smap = engine_for(home, profile).scope_map()
+    smap = engine_for(home).scope_map()
     ids = set(bindings.sessions_for_chat(home, chat))
     ids |= {sid for sid, origin in smap.origins.items() if origin.name == chat}
     return sorted(sid for sid in ids if sid in smap.rows)
 
 
-def move_chat(home: Path, chat: str, project_ref: str, profile: str = "default") -> dict[str, Any]:
+def move_chat(home: Path, chat: str, project_ref: str) -> dict[str, Any]:
     """Move every conversation of the chat and bind it; ``""`` moves it to Home. All or nothing:
     the binding changes only after every session moved."""
     try:
         with bindings.chat_lock(home, chat):
-            result = _move_chat_locked(home, chat, project_ref, profile)
+            result = _move_chat_locked(home, chat, project_ref)
     except TimeoutError:
         raise MoveError(BUSY, "busy") from None
     finally:
-        engine_for(home, profile).scopes.invalidate()
+        engine_for(home).scopes.invalidate()
     where = result["project"].get("name") or "Home"
     result["message"] = f"Linked {chat} to {where}; moved {result['moved_sessions']} session(s)"
     result["chat"] = chat
     return result
 
 
-def _move_chat_locked(home: Path, chat: str, project_ref: str, profile: str) -> dict[str, Any]:
+def _move_chat_locked(home: Path, chat: str, project_ref: str) -> dict[str, Any]:
     project_id = resolve_project_ref(home, project_ref)["id"] if project_ref else None
-    ids = sessions_of_chat(home, chat, profile)
+    ids = sessions_of_chat(home, chat)
     if ids:
         result = move_sessions(home, ids, project_id or "")
     else:

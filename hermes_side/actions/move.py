@@ -159,7 +159,7 @@ def _write_all(db, members: list[str], before: dict[str, dict[str, Any]], folder
 def _restore(db, written: list[str], before: dict[str, dict[str, Any]]) -> list[str]:
     """Put back what a failed move wrote. A session that had no cwd (api_server and gateway rows)
     cannot get NULL back through ``update_session_cwd``; it keeps the new cwd, which is harmless:
-    a chat session counts in a project only while its chat is bound there (``scope.py``)."""
+    a chat session counts in a project only while its chat is bound there (``scope/chat_rule.py``)."""
     unrestored = []
     for member in written:
         old = before[member]

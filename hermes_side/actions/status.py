@@ -25,12 +25,12 @@ from ..host import deps
 from ..host.profile import current_profile, profile_at
 from ..scope.seal import render_seal, seal_report
 from ..search.engine import engine_for
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM
 
 log = logging.getLogger(__name__)
 
 
-def project_sessions(home: Path, profile: str | None = None) -> dict[str, dict[str, Any]]:
+def project_sessions(home: Path) -> dict[str, dict[str, Any]]:
     """Explicit project id → {name, slug, session ids}, by the attribution the searches use."""
     smap = engine_for(home).scope_map()
     out: dict[str, dict[str, Any]] = {}
@@ -45,7 +45,7 @@ def project_sessions(home: Path, profile: str | None = None) -> dict[str, dict[s
 
 def _message_counts(home: Path, per_project: dict[str, dict[str, Any]]) -> dict[str, int]:
     with engine_for(home).leased() as conn:
-        rows = conn.execute(f"SELECT m.session_id, count(*) FROM messages m JOIN sessions s ON s.id = m.session_id"
+        rows = conn.execute(f"SELECT m.session_id, count(*) {MESSAGES_FROM}"
                             f" WHERE {ELIGIBLE_MESSAGE_SQL} GROUP BY m.session_id").fetchall()
     by_session = {r[0]: r[1] for r in rows}
     return {pid: sum(by_session.get(s, 0) for s in info["session_ids"]) for pid, info in per_project.items()}
@@ -90,9 +90,8 @@ def _overall(index: dict[str, Any], rows: list[dict[str, Any]]) -> tuple[str, st
     return consent, "indexing" if index.get("indexing") else "ready"
 
 
-def profile_status(home: Path, profile: str | None = None) -> dict[str, Any]:
-    """The status object of the profile at ``home`` (``profile`` is ignored: the name comes
-    from the home, see profile.py)."""
+def profile_status(home: Path) -> dict[str, Any]:
+    """The status object of the profile at ``home`` (its name comes from the home, profile.py)."""
     home = Path(home)
     per_project = project_sessions(home)
     messages = _message_counts(home, per_project)

@@ -1,7 +1,7 @@
 """The recall API (docs/recall-api.md): FastAPI app serving one or many profiles.
 
 Routes are declared once and mounted twice — at the root (the launch profile) and under
-``/p/<profile>/`` like Hermes' own API server; which key opens which profile is api_access.py.
+``/p/<profile>/`` like Hermes' own API server; which key opens which profile is access.py.
 Route handlers are plain ``def`` so FastAPI runs the blocking SQLite work in its thread pool;
 the key check and ``/health`` are ``async`` so they never wait for a worker thread.
 """
@@ -65,13 +65,12 @@ class ApiError(RecallError):
 OPERATOR_ONLY = ("consent", "semantic_detail", "translation_detail")
 
 
-def create_app(launch_home: Path, api_key: str, launch_profile: str | None = None,
-               share_key_with: Iterable[str] = ()) -> FastAPI:
+def create_app(launch_home: Path, api_key: str, share_key_with: Iterable[str] = ()) -> FastAPI:
     """The recall API for the profile at ``launch_home`` (plus ``/p/<name>`` for the others).
 
     Refuses an empty or short key (ValueError). ``share_key_with`` names the other profiles the
-    launch key may also open; by default each profile opens only with its own key (api_access).
-    ``launch_profile`` is ignored: the name comes from the home (profile.py).
+    launch key may also open; by default each profile opens only with its own key (access.py).
+    The profile's name comes from the home (profile.py).
     """
     access = Access(profile_at(launch_home), api_key, share_key_with)
 
@@ -211,7 +210,7 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         if (body.get("chat") is None) == (body.get("session_id") is None):
             raise ApiError("give exactly one of 'chat' or 'session_id'", "bad_request")
         if body.get("chat") is not None:
-            moved = chat_service.move_chat(p.home, _chat(body["chat"]), ref.strip(), p.name)
+            moved = chat_service.move_chat(p.home, _chat(body["chat"]), ref.strip())
             # Chat-facing: the bot answers a group with this; the folder stays on the server.
             return {k: (_without_paths(v) if k == "project" else v) for k, v in moved.items() if k != "cwd"}
         sid = body["session_id"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..stores import hermes_db
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL, message_text
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM, message_text
 from .engine import NO_CONTEXT, SearchEngine, SearchError, public_place
 from .request import RequestError
 from .results import format_when
@@ -68,8 +68,7 @@ def _turn(row: Any, hit_id: int) -> dict[str, Any]:
     return turn
 
 
-_SELECT = ("SELECT m.id, m.session_id, m.role, m.content, m.timestamp FROM messages m"
-           " JOIN sessions s ON s.id = m.session_id WHERE " + ELIGIBLE_MESSAGE_SQL)
+_SELECT = f"SELECT m.id, m.session_id, m.role, m.content, m.timestamp {MESSAGES_FROM} WHERE {ELIGIBLE_MESSAGE_SQL}"
 
 
 def open_context(engine: SearchEngine, req: ContextRequest, *, project: str | None = None,

@@ -41,8 +41,7 @@ log = logging.getLogger(__name__)
 
 CANDIDATES = 50  # per list, before fusion
 # Far below the textbook 60: with ~50 candidates per list, a small k lets the top hits of either
-# list lead (LoCoMo dev hybrid recall@5/@10: k=60 0.530/0.614, k=10 0.586/0.690, k=5 0.600/0.691,
-# equal list weights; unequal weights were worse both ways).
+# list lead (the sweep: benchmarks/README.md, "Constants chosen by measurement").
 RRF_K = 5
 # Other messages of a conversation that are among the ``limit`` best hits overall are shown in
 # its row ("more"), so grouping by conversation never hides a top message.
@@ -74,7 +73,7 @@ class SemanticOutcome:
     status: str
     hits: list[tuple[int, str, float]] = field(default_factory=list)
     detail: str = ""
-    baselines: dict[str, float] = field(default_factory=dict)  # see embedding.semantic.SemanticHits
+    baselines: dict[str, float] = field(default_factory=dict)  # see search.semantic.SemanticHits
 
 
 def _semantic(home: Path, text: str, session_ids: Sequence[str], projects: Sequence[str],
@@ -497,9 +496,8 @@ _engines: dict[str, SearchEngine] = {}
 _engines_lock = threading.Lock()
 
 
-def engine_for(home: Path, profile: str | None = None) -> SearchEngine:
-    """The engine of the profile at ``home``. Its profile label (consent records) comes from the
-    home itself (``profile.py``); ``profile`` is accepted for older callers and not used."""
+def engine_for(home: Path) -> SearchEngine:
+    """The engine of the profile at ``home`` (its profile name comes from the home, profile.py)."""
     key = str(Path(home).resolve())
     with _engines_lock:
         if key not in _engines:

@@ -34,13 +34,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL, message_text
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM, message_text
 from .query import CJK_CHAR, MAX_TERMS, ParsedQuery, bigrams, cjk_runs, fold, fts_quote, like_pattern, trigrams
 
 log = logging.getLogger(__name__)
 
-# Measured on a 1M-message state.db (100k-message scope): budget 10k / 200 candidates gave keyword
-# p95 33 ms, 6k / 120 gave 22 ms, with planted facts found in the top 3 for 97 vs 96 of 108 queries.
+# Budget and candidates: as fast as recall allows on a 1M-message profile (benchmarks/README.md,
+# "Constants chosen by measurement").
 ROWID_BUDGET = 6_000  # newest matching rowids fetched over all FTS probes of a query
 MIN_PER_PROBE = 500
 SCAN_SCOPE_MAX = 3000  # scopes up to this many messages are scored whole (read at call time)
@@ -248,6 +248,12 @@ def _idf(df: float, total: int) -> float:
     return math.log(1 + (total - df + 0.5) / (df + 0.5))
 
 
+def _word_idf(found: int, cap: int, total: int) -> float:
+    """A word's weight from the profile's messages holding it, counted up to ``cap``: a full count
+    only says "at least this many", so it stands for four times as many."""
+    return _idf(found * (4 if found >= cap else 1), total)
+
+
 # -- the scope's statistics ----------------------------------------------------------------
 @dataclass
 class ScopeStats:
@@ -325,7 +331,7 @@ def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
         params = [*params, json.dumps(list(needles[0])), json.dumps([like_pattern(x) for x in needles[1]]),
                   json.dumps(list(needles[1]))]
     return conn.execute(
-        f"SELECT m.id, m.session_id, m.content FROM messages m JOIN sessions s ON s.id = m.session_id"
+        f"SELECT m.id, m.session_id, m.content {MESSAGES_FROM}"
         f" WHERE m.id IN (SELECT value FROM json_each(?)) AND {where}{extra}",
         [json.dumps(list(ids)), *params]).fetchall()
 
@@ -444,7 +450,7 @@ def _profile_word_idf(conn: sqlite3.Connection, words: Sequence[Term], total: in
                     if len(cache.word_counts) >= WORD_COUNTS_MAX:
                         cache.word_counts.clear()
                     cache.word_counts[fts] = (n, total)
-        out[term] = _idf(n * (4 if n >= PROFILE_COUNT_CAP else 1), total)
+        out[term] = _word_idf(n, PROFILE_COUNT_CAP, total)
     return out
 
 
@@ -481,7 +487,7 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
     if PROFILE_WORD_IDF:  # as in _profile_word_idf, from the lists just fetched
         for holds, rowids in found:
             if len(holds) == 1 and holds[0].kind == "word":
-                idf[holds[0]] = _idf(len(rowids) * (4 if len(rowids) >= cap else 1), total)
+                idf[holds[0]] = _word_idf(len(rowids), cap, total)
     floor = min(idf.values(), default=1.0)
     prescore: dict[int, float] = {}
     for holds, rowids in found:

@@ -5,7 +5,7 @@ eligibility predicate every reader uses (``messages.ELIGIBLE_MESSAGE_SQL`` refer
 table ``temp.recall_forgotten`` that :func:`prepare` fills from this store). A connection that was
 not prepared fails with "no such table" — it can never silently show a forgotten turn.
 
-Tables (numbered, append-only migrations in ``PRAGMA user_version``, like embeddings.db):
+Tables (numbered, append-only migrations, ``stores/migrations.py`` like bindings.db and embeddings.db):
 
 - ``forgotten``: message ids taken out of recall, each with the receipt that took it.
 - ``rules``: spans that keep *future* turns out as well — a member's opt-out (``optout``) and a
@@ -33,9 +33,10 @@ from typing import Any
 from ..host.profile import profile_at
 from . import hermes_db
 from .bindings import sessions_for_chat
+from .messages import FORGOTTEN_TABLE
+from .migrations import migrate
 
-TABLE = "temp.recall_forgotten"  # what ELIGIBLE_MESSAGE_SQL reads (messages.py)
-
+# Numbered, append-only (stores/migrations.py); never edit one that shipped, add the next.
 _MIGRATIONS: tuple[str, ...] = (
     # 1: forgotten messages, future-turn rules, the audit trail
     """
@@ -83,9 +84,11 @@ def connect(home: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA journal_mode=WAL")
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    for n, script in enumerate(_MIGRATIONS[version:], start=version + 1):
-        conn.executescript(f"BEGIN IMMEDIATE; {script}; PRAGMA user_version = {n}; COMMIT;")
+    try:
+        migrate(conn, _MIGRATIONS)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -164,7 +167,7 @@ def prepare(conn: sqlite3.Connection, home: Path) -> None:
     record = load(home)
     if record.rules and not hermes_db.has_sessions_table(conn):
         record = Record(record.fingerprint, record.message_ids)  # a state.db without tables yet: no turns
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS recall_forgotten (id INTEGER PRIMARY KEY)")
+    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {FORGOTTEN_TABLE} (id INTEGER PRIMARY KEY)")
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS recall_forgotten_key (k TEXT)")
     newest = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0] if record.rules else 0
     sessions_seen = _sessions_version(conn) if record.rules else ""
@@ -176,8 +179,8 @@ def prepare(conn: sqlite3.Connection, home: Path) -> None:
     if record.rules:
         ids |= _rule_ids(conn, home, record.rules)
     try:
-        conn.execute("DELETE FROM temp.recall_forgotten")
-        conn.executemany("INSERT OR IGNORE INTO temp.recall_forgotten (id) VALUES (?)", ((i,) for i in ids))
+        conn.execute(f"DELETE FROM {FORGOTTEN_TABLE}")
+        conn.executemany(f"INSERT OR IGNORE INTO {FORGOTTEN_TABLE} (id) VALUES (?)", ((i,) for i in ids))
         conn.execute("DELETE FROM temp.recall_forgotten_key")
         conn.execute("INSERT INTO temp.recall_forgotten_key (k) VALUES (?)", (key,))
         conn.commit()  # the temp writes opened a transaction: never hold a read snapshot of state.db

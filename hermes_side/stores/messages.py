@@ -15,23 +15,49 @@ EXCLUDED_SOURCES: tuple[str, ...] = ("subagent", "tool")
 # would return every compacted conversation twice.
 SUMMARY_PREFIXES: tuple[str, ...] = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
 
-# Messages taken out of recall (``/forget``, ``hermes recall forget``, opt-outs): a table of the
-# connection's own, filled by ``forgotten.prepare`` from the plugin's forgotten.db. Every reader of
-# history goes through a prepared connection; an unprepared one fails ("no such table"), never leaks.
-NOT_FORGOTTEN_SQL = "m.id NOT IN (SELECT id FROM temp.recall_forgotten)"
 
-# SQL predicate over ``messages m`` and ``sessions s``: live or compaction-archived user/assistant
-# rows with text, in sessions that are neither archived nor machinery, and not forgotten. Rewound
-# rows (active=0 AND compacted=0) are what the user took back, so they never count.
+
+# Messages taken out of recall (``/forget``, ``hermes recall forget``, opt-outs): a table of the
+# connection's own, filled by ``forgotten.prepare`` from the plugin's forgotten.db
+# (``hermes_db.connect_state`` and ``SearchEngine.leased`` prepare every state.db connection). An
+# unprepared connection fails ("no such table"), it never shows a forgotten turn.
+FORGOTTEN_TABLE = "temp.recall_forgotten"
+
+
+def not_forgotten_sql(alias: str = "m") -> str:
+    col = f"{alias}." if alias else ""
+    return f"{col}id NOT IN (SELECT id FROM {FORGOTTEN_TABLE})"
+
+
+def turn_sql(alias: str = "m") -> str:
+    """SQL predicate over the messages row ``alias``: a user or assistant turn that is live or
+    compaction-archived and not forgotten. Rewound rows (active=0 AND compacted=0) are what the user
+    took back and forgotten rows what a member or admin took out of recall, so neither counts — not
+    as history, nor as the turn before or after a hit (a neighbour's context, an answer)."""
+    col = f"{alias}." if alias else ""
+    return (f"{col}role IN ('user', 'assistant') AND ({col}active = 1 OR {col}compacted = 1)"
+            f" AND {not_forgotten_sql(alias)}")
+
+
+NOT_FORGOTTEN_SQL = not_forgotten_sql("m")
+
+
+# The rows ELIGIBLE_MESSAGE_SQL is written over.
+MESSAGES_FROM = "FROM messages m JOIN sessions s ON s.id = m.session_id"
+
+
+def _sql_list(values: tuple[str, ...]) -> str:
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+
+
+# SQL predicate over ``messages m`` and ``sessions s``: turns (``turn_sql``) with text that are no
+# compaction summary, in sessions that are neither archived nor machinery.
 ELIGIBLE_MESSAGE_SQL = (
-    "m.role IN ('user', 'assistant')"
-    " AND (m.active = 1 OR m.compacted = 1)"
-    " AND m.content IS NOT NULL AND m.content != ''"
-    " AND m.content NOT LIKE '[CONTEXT COMPACTION%'"
-    " AND m.content NOT LIKE '[CONTEXT SUMMARY]:%'"
-    " AND COALESCE(s.archived, 0) = 0"
-    " AND COALESCE(s.source, '') NOT IN ('subagent', 'tool')"
-    f" AND {NOT_FORGOTTEN_SQL}"
+    turn_sql("m")
+    + " AND m.content IS NOT NULL AND m.content != ''"
+    + "".join(f" AND m.content NOT LIKE '{prefix}%'" for prefix in SUMMARY_PREFIXES)
+    + " AND COALESCE(s.archived, 0) = 0"
+    + f" AND COALESCE(s.source, '') NOT IN ({_sql_list(EXCLUDED_SOURCES)})"
 )
 
 _MULTIMODAL_PREFIX = "\x00json:"

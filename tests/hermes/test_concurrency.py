@@ -31,7 +31,9 @@ from hermes_side.search.engine import SearchEngine
 from hermes_side.search.request import parse_search_args
 from hermes_side.stores import forgotten
 from hermes_side.stores.hermes_db import ro_uri
-from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL
+from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM
+
+pytestmark = pytest.mark.slow  # real processes or load: scripts/test.sh --fast skips it
 
 PLUGIN_CONFIG = "plugins:\n  enabled: [project-history-recall]\n"
 RATE = 20.0  # messages per second, as the issue asks
@@ -143,7 +145,7 @@ def _eligible_ids(home: Path) -> set[int]:
     try:
         forgotten.prepare(conn, home)  # the eligibility predicate reads what was forgotten
         return {r[0] for r in conn.execute(
-            f"SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id WHERE {ELIGIBLE_MESSAGE_SQL}")}
+            f"SELECT m.id {MESSAGES_FROM} WHERE {ELIGIBLE_MESSAGE_SQL}")}
     finally:
         conn.close()
 

@@ -72,6 +72,7 @@ run_index(Namespace(project=None, rebuild=False), home=Path(sys.argv[1]), profil
 """
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(history, capsys):
     import signal
     import subprocess

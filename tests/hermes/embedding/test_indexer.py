@@ -8,6 +8,8 @@ import threading
 import time
 from dataclasses import replace
 
+import pytest
+
 from hermes_side.embedding import build_index, store
 from hermes_side.embedding.providers import LocalE5
 from hermes_side.search.semantic import semantic_search
@@ -34,6 +36,7 @@ def corpus(history, sessions=3, per_session=12):
         history.session(f"s{s}", *texts)
 
 
+@pytest.mark.slow
 def test_second_run_embeds_nothing(history, settings, local_model):
     corpus(history, 2, 6)
     history.session("s9", LONG)
@@ -46,6 +49,7 @@ def test_second_run_embeds_nothing(history, settings, local_model):
     assert (stats.status, stats.chunks_embedded, again.passages) == ("done", 0, [])
 
 
+@pytest.mark.slow
 def test_new_chunk_size_re_embeds_only_changed_chunks(history, settings, local_model):
     corpus(history, 1, 5)
     history.session("s9", LONG)
@@ -71,6 +75,7 @@ def test_new_messages_are_picked_up_incrementally(history, settings, local_model
     assert stats.messages_scanned == 3
 
 
+@pytest.mark.slow
 def test_failure_mid_run_then_resume_equals_from_scratch(history, settings, local_model):
     corpus(history, 3, 12)
     small = replace(settings, batch_size=4)
@@ -86,6 +91,7 @@ def test_failure_mid_run_then_resume_equals_from_scratch(history, settings, loca
     assert dump(history.home) == after_resume
 
 
+@pytest.mark.slow
 def test_stop_event_stops_after_the_current_batch(history, settings, local_model):
     corpus(history, 2, 10)
     stop = threading.Event()
@@ -110,6 +116,7 @@ build_index(home, settings, progress=progress)
 """
 
 
+@pytest.mark.slow
 def test_hard_kill_mid_run_loses_nothing(history, settings, local_model):
     corpus(history, 2, 10)
     proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(history.home)],

