@@ -160,6 +160,18 @@ def load(home: Path) -> Record:
     return record
 
 
+def connect_state(home: Path, *, rows: bool = True) -> sqlite3.Connection:
+    """``state.db`` read-only (``hermes_db.connect_state``), prepared: every history reader's way in.
+    A connection kept open across requests is prepared again before each use (``SearchEngine.leased``)."""
+    conn = hermes_db.connect_state(home, rows=rows)
+    try:
+        prepare(conn, Path(home))
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 def prepare(conn: sqlite3.Connection, home: Path) -> None:
     """Fill ``temp.recall_forgotten`` of a read-only state.db connection with every message id
     that is forgotten now: the recorded ids and the messages the rules cover. Cheap when nothing

@@ -63,17 +63,8 @@ _MISSING = {"state.db": "session database not found"}
 
 def connect_state(home: Path, *, rows: bool = True) -> sqlite3.Connection:
     """Hermes' ``state.db`` of the profile at ``home``, read-only; :class:`NoDatabase` without one.
-    Prepared for the eligibility predicate (what was forgotten, ``forgotten.prepare``); a connection
-    kept open across requests is prepared again before each use (``SearchEngine.leased``)."""
-    from . import forgotten  # forgotten reads its own file through this module
-
-    conn = connect_ro(state_db_path(home), rows=rows)
-    try:
-        forgotten.prepare(conn, Path(home))
-    except BaseException:
-        conn.close()
-        raise
-    return conn
+    Readers of history use ``forgotten.connect_state``, which also prepares the eligibility table."""
+    return connect_ro(state_db_path(home), rows=rows)
 
 
 SESSION_COLUMNS = (
