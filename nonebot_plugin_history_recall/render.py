@@ -323,6 +323,18 @@ def context_blocks(data: Mapping[str, Any], index: int, now: datetime) -> list[s
     return blocks
 
 
+MOVE_NONE_ALLOWED = ("📁 本群的管理员还不能移动本群：请 bot 管理员在配置里为本群列出可选的项目（move_projects）。"
+                     "(no project is open to this group's admins)")
+
+
+def render_move_not_allowed(allowed: list[Mapping[str, Any]], prefix: str = "/") -> str:
+    """A group's own admin asked for a project the operator did not open to the group."""
+    if not allowed:
+        return MOVE_NONE_ALLOWED
+    names = "、".join(str(p.get("slug") or project_name(p)) for p in allowed)
+    return f"⚠️ 本群只能关联这些项目：{names}。(this group can be linked to: {names})\n{move_usage(prefix)}"
+
+
 def render_projects(data: Mapping[str, Any], binding: Mapping[str, Any] | None, prefix: str = "/") -> str:
     """``/move`` alone: the profile's projects (name and slug, never folders), the group's marked."""
     projects = [p for p in data.get("projects") or [] if isinstance(p, Mapping)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import threading
 from collections.abc import Iterable
 from contextlib import asynccontextmanager
@@ -24,11 +25,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
 from ..actions import chat_service
-from ..actions.move import move_sessions
+from ..actions.move import finish_interrupted, move_sessions
 from ..errors import RecallError
 from ..host.profile import Profile, profile_at
 from ..scope.chats import parse_chat
 from ..search import translate
+from ..search.chat_facing import chat_facing, without_paths
 from ..search.engine import engine_for
 from ..search.request import parse_search_args
 from ..stores import bindings, hermes_db
@@ -61,10 +63,6 @@ class ApiError(RecallError):
     """A request the API itself refuses (key, body, arguments)."""
 
 
-# Result keys for the operator only (paths, commands, the provider's URL): never sent to a chat.
-OPERATOR_ONLY = ("consent", "semantic_detail", "translation_detail")
-
-
 def create_app(launch_home: Path, api_key: str, share_key_with: Iterable[str] = ()) -> FastAPI:
     """The recall API for the profile at ``launch_home`` (plus ``/p/<name>`` for the others).
 
@@ -93,6 +91,7 @@ def create_app(launch_home: Path, api_key: str, share_key_with: Iterable[str] = 
         # more threads than that keep requests queued without 40 idle stacks and arenas.
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
         threading.Thread(target=translate.warm, name="recall-dictionary", daemon=True).start()
+        await anyio.to_thread.run_sync(_finish_moves, access.launch.home)
         yield
 
     # No /docs, /redoc or /openapi.json: the contract is docs/recall-api.md, and an unauthenticated
@@ -113,6 +112,17 @@ def create_app(launch_home: Path, api_key: str, share_key_with: Iterable[str] = 
     app.include_router(router, prefix="/p/{profile}")
     _error_handlers(app)
     return app
+
+
+def _finish_moves(home: Path) -> None:
+    """A ``/move`` this server was killed in the middle of is finished before it serves again."""
+    try:
+        finished = finish_interrupted(home)
+    except (RecallError, OSError, sqlite3.Error, TimeoutError) as exc:  # the next move retries it
+        log.warning("recall API: an interrupted move could not be finished yet: %s", exc)
+        return
+    if finished:
+        log.warning("recall API: finished %d interrupted move(s)", finished)
 
 
 async def read_json_body(request: Request) -> dict[str, Any]:
@@ -148,11 +158,6 @@ def _chat(value: Any) -> str:
     return chat
 
 
-def _without_paths(project: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A project as a chat may see it: no folder on the server."""
-    return None if project is None else {k: v for k, v in project.items() if k != "primary_path"}
-
-
 def _routes(router: APIRouter, profile_of: Any) -> None:
     async def _json_body(request: Request, _: Profile = Depends(profile_of)) -> dict[str, Any]:
         # The key first: a caller without one gets its 401 before a byte of the body is read.
@@ -169,14 +174,9 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         if (body.get("chat") is None) == (body.get("project") is None):
             raise ApiError("give exactly one of 'chat' or 'project'", "bad_request")
         if body.get("chat") is not None:
-            project_id = chat_service.chat_project(p.home, _chat(body["chat"]))["id"]
-            result = engine_for(p.home).search(req, project=project_id)
-            # Chat-facing: no server folder, no consent hint (it names the provider's URL and only
-            # the operator can grant it; ``semantic_status`` still says consent_required), and no
-            # ``semantic_detail``/``translation_detail`` (a provider error or the install command with
-            # Hermes' own path).
-            return {**{k: v for k, v in result.items() if k not in OPERATOR_ONLY},
-                    "project": _without_paths(result.get("project"))}
+            # The chat's scope from the scope map, which holds its binding and the projects: the
+            # project is looked up once, by the same rule the agent's tools are sealed with.
+            return chat_facing(engine_for(p.home).search(req, chat=_chat(body["chat"])))
         if isinstance(body["project"], str) and body["project"].strip():
             return engine_for(p.home).search(req, project=body["project"].strip())
         raise ApiError("'project' must be a project id or slug", "bad_request")
@@ -212,10 +212,11 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         if body.get("chat") is not None:
             moved = chat_service.move_chat(p.home, _chat(body["chat"]), ref.strip())
             # Chat-facing: the bot answers a group with this; the folder stays on the server.
-            return {k: (_without_paths(v) if k == "project" else v) for k, v in moved.items() if k != "cwd"}
+            return {k: (without_paths(v) if k == "project" else v) for k, v in moved.items() if k != "cwd"}
         sid = body["session_id"]
         if not isinstance(sid, str) or not sid or len(sid) > 256:
             raise ApiError("'session_id' must be a session id", "bad_request")
+        finish_interrupted(p.home)  # a move killed half-way is finished before the next one
         result = move_sessions(p.home, [sid], ref.strip())
         engine_for(p.home).scopes.invalidate()
         return result
@@ -262,9 +263,7 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         from ..search.context import open_context, parse_context_args
 
         req = parse_context_args(body, allowed_extra=("chat",))
-        project_id = chat_service.chat_project(p.home, _chat(body.get("chat")))["id"]
-        opened = open_context(engine_for(p.home), req, project=project_id)
-        return {**opened, "project": _without_paths(opened.get("project"))}  # chat-facing: no server folder
+        return chat_facing(open_context(engine_for(p.home), req, chat=_chat(body.get("chat"))))
 
 
 FORGET_FIELDS = {"chat", "scope", "user", "session_id", "after", "before", "message_id", "apply", "actor"}

@@ -2,7 +2,7 @@
 
 Shared by the recall API (``POST /context``, scope = the chat's bound project) and the agent tool
 ``project_history_open`` (scope = the calling session's project, exactly like
-``project_history_search``). The scope comes from ``SearchEngine.resolve_scope``, so whatever rule
+``project_history_search``). The scope comes from ``SearchEngine.scope_for``, so whatever rule
 seals a search seals an open too. A message outside that scope answers ``not_found`` — the same
 answer as a message that does not exist, so nothing about other projects can be probed.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from ..stores import hermes_db
 from ..stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM, message_text
-from .engine import NO_CONTEXT, SearchEngine, SearchError, public_place
+from .engine import NO_CONTEXT, Scope, SearchEngine, SearchError, public_place
 from .request import RequestError
 from .results import format_when
 
@@ -72,20 +72,20 @@ _SELECT = f"SELECT m.id, m.session_id, m.role, m.content, m.timestamp {MESSAGES_
 
 
 def open_context(engine: SearchEngine, req: ContextRequest, *, project: str | None = None,
-                 session_id: str | None = None, session_key: str | None = None,
-                 platform: str | None = None) -> dict[str, Any]:
+                 session_id: str | None = None, chat: str | None = None, session_key: str | None = None,
+                 platform: str | None = None, scope: Scope | None = None) -> dict[str, Any]:
     """The hit and up to ``before``/``after`` turns of its conversation around it.
 
-    ``project`` / ``session_id`` name the scope exactly as for ``SearchEngine.search``.
-    Raises ``SearchError`` (``not_found`` for anything outside the scope).
+    ``scope`` (or ``project`` / ``chat`` / ``session_id``) is the scope exactly as for
+    ``SearchEngine.search``. Raises ``SearchError`` (``not_found`` for anything outside the scope).
     """
     with engine.leased() as conn:
-        smap = engine.scope_map()
-        hints = {"session_key": session_key, "platform": platform}
-        if project is None and session_id and not engine.has_context(smap, session_id, **hints):
+        if scope is None:
+            scope = engine.scope_for(project=project, session_id=session_id, chat=chat,
+                                     session_key=session_key, platform=platform)
+        if scope.place is None:
             raise SearchError(f"{NOT_FOUND} ({NO_CONTEXT})", "not_found")
-        place, ids = engine.resolve_scope(smap, project=project, session_id=session_id, **hints)
-        in_scope = set(ids)
+        smap, place, in_scope = scope.smap, scope.place, set(scope.session_ids)
         hit = conn.execute(_SELECT + " AND m.id = ?", (req.message_id,)).fetchone()
         if hit is None or hit["session_id"] not in in_scope:
             raise SearchError(NOT_FOUND, "not_found")

@@ -246,7 +246,7 @@ def test_searches_and_index_runs_during_20_writes_per_second(world, background, 
             run, pause = 0, 0.3
             while not finished.wait(pause) and run < 40:
                 if run % 2 == 0:
-                    sids = engine.resolve_scope(engine.scope_map(), project=pid)[1]
+                    sids = engine.scope_for(project=pid).session_ids
                     stats = build_index(home, load_settings(home), session_ids=sids, projects=[pid],
                                         reconcile=False)
                 else:
@@ -498,7 +498,7 @@ def test_scope_message_ids_stay_sorted_and_unique_when_searches_overlap(world):
     done.join(30)
     # ...then B resumes with the max(id) it read, exactly as SearchEngine._keyword passes it.
     smap = engine.scope_map()
-    place, _ = engine.resolve_scope(smap, project=pid)
+    place = engine.scope_in(smap, project=pid).place
     engine.scope_messages.get(slow_conn, smap.sessions_in(place), stale_max)
     slow_conn.close()
     world.db.append_message(sid, "assistant", "one more canary note")

@@ -90,8 +90,10 @@ def no_context_world(tmp_path_factory):
         w.session("kestrel from another chat", source="api_server")
         w.session("kestrel in a folder", cwd=w.folder("plain"))
         w.cur = w.session("hello", source="api_server")
-        root = w.session("hello", source="api_server")
+        root = w.session("hello")  # an operator session that never recorded a cwd
         w.tip = w.compress(root, "continued")
+        # An operator-surface row descended from a chat session stays a chat session (issue 15 §4).
+        w.chat_tip = w.compress(w.session("hello", source="api_server"), "continued")
         yield w
 
 
@@ -115,6 +117,11 @@ class TestNoProjectContext:
 
     def test_rotated_lineage_without_any_cwd(self, no_context_world):
         self.expect_no_context(search(no_context_world.tip, "kestrel"))
+
+    def test_cli_row_descended_from_a_chat_session_is_refused_like_the_chat(self, no_context_world):
+        raw = call_tool_raw("project_history_search", {"query": "kestrel", "mode": "keyword"},
+                            no_context_world.chat_tip)
+        assert json.loads(raw)["code"] == "chat_unbound" and "kestrel" not in raw
 
     def test_session_row_not_written_yet(self, no_context_world):
         self.expect_no_context(search("20260910_120000_abcdef", "kestrel"))

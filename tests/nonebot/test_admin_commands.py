@@ -207,13 +207,18 @@ async def test_group_owners_and_admins_move_only_when_opted_in(
     await _silence(app, bot_factory, group_message("/move hermes-dev", role=role), move_cmd)
     assert api.requests == []
 
+    from nonebot_plugin_history_recall.config import GroupEndpoint
+
     monkeypatch.setattr(plugin_config, "history_recall_group_admins_can_move", True)
+    monkeypatch.setattr(plugin_config, "history_recall_groups", {
+        **plugin_config.history_recall_groups, f"onebotv11:{PLAIN_GROUP}": GroupEndpoint(move_projects=["alpha"])})
+    api.replay("projects")
     moved = api.replay("move_chat")
-    text = await _reply(app, bot_factory, group_message("/move hermes-dev", role=role))
-    assert moved["project"]["name"] in text and len(api.requests) == 1
+    text = await _reply(app, bot_factory, group_message("/move alpha", role=role))
+    assert moved["project"]["name"] in text and len(api.requests) == 2  # the project list, then the move
     # Moving their group is all they get: the service status stays with the bot's admins.
     await _silence(app, bot_factory, group_message("/recall-status", role=role), status_cmd)
-    assert len(api.requests) == 1
+    assert len(api.requests) == 2
 
 
 async def test_opt_in_does_not_make_members_admins(
