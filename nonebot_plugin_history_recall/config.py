@@ -114,6 +114,8 @@ class Config(BaseModel):
         if not COMMAND_NAME.match(value):
             raise ValueError("a command name is 1-32 characters without spaces or '/'")
         return value
+    history_recall_forget_confirm_seconds: int = Field(default=60, ge=5, le=3600)
+    """Seconds a ``/forget`` request waits for its ``/forget confirm`` before it lapses."""
 
 
 plugin_config = get_plugin_config(Config)

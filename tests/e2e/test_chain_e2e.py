@@ -225,6 +225,29 @@ async def test_memory_words_do_not_travel_to_another_chat(chain):
     assert "check" in prompts and MEMORY_WORD not in prompts  # the new chat's whole prompt
 
 
+async def test_every_tool_the_agent_is_offered_answers_without_a_foreign_word(chain):
+    """Each offered tool, aimed at the secrets (arguments a tool does not know are its own error)."""
+    from hermes_side.scope.tool_policy import OUR_TOOLS, safe_in_chats
+
+    home = chain["home"]
+    aim = {"path": str(home / "notes" / "home.txt"), "query": OTHER_SECRET, "pattern": "quokka",
+           "command": f"cat {home}/notes/home.txt", "code": f"print(open('{home}/notes/home.txt').read())",
+           "url": f"file://{home}/notes/home.txt", "urls": [f"file://{home}/notes/home.txt"],
+           "image_url": str(home / "notes" / "home.txt"), "name": "../../notes/home.txt", "action": "list",
+           "goal": f"read {home}/state.db", "prompt": "grep the state.db", "content": "x", "todos": []}
+    offered = sorted(chain["model"].offered_tools() - OUR_TOOLS)
+    before = len(chain["model"].tool_results())
+
+    await _turn(chain, BOUND, " ".join(f"TOOL:{name} {json.dumps(aim)}" for name in offered))
+
+    results = {r["name"]: r["content"] for r in chain["model"].tool_results()[before:]}
+    assert set(results) == set(offered)
+    for name, content in results.items():
+        assert OTHER_SECRET not in content and HOME_SECRET not in content, name
+        if not safe_in_chats(name) or name == "vision_analyze":  # a local path: blocked too
+            assert BLOCKED in content, (name, content)
+
+
 def test_no_secret_reached_the_model_through_any_tool(chain):
     results = chain["model"].tool_results()
     assert len(results) >= 9
