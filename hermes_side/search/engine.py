@@ -29,24 +29,19 @@ from ..scope.scope_map import ScopeCache, ScopeMap
 from ..stores import hermes_db
 from ..stores.messages import message_text
 from .answers import asks, reply_to, with_replies
+from .conversations import in_period, lexical_order, named_period
 from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, ScopeMemo, keyword_search
 from .query import ParsedQuery, QueryError, parse_query
 from .relevance import judge, keyword_list_weight, script_of
 from .request import SearchRequest
-from .results import group_by_conversation, result_row
+from .results import conversation_order, group_by_conversation, result_row
+from .settings import RANKING
 from .translate import Concept, TranslationUnavailable, english_query, translate
 
 log = logging.getLogger(__name__)
 
-CANDIDATES = 50  # per list, before fusion
-# Far below the textbook 60: with ~50 candidates per list, a small k lets the top hits of either
-# list lead (LoCoMo dev hybrid recall@5/@10: k=60 0.530/0.614, k=10 0.586/0.690, k=5 0.600/0.691,
-# equal list weights; unequal weights were worse both ways).
-RRF_K = 5
-# Other messages of a conversation that are among the ``limit`` best hits overall are shown in
-# its row ("more"), so grouping by conversation never hides a top message.
-MORE_PER_ROW = 2
+CANDIDATES = RANKING.candidates  # per list, before fusion (settings.py has every ranking constant)
 MAX_CONCURRENT = 4  # searches running at once per profile
 NO_CONTEXT = "No project context (no working directory recorded)"
 NO_OTHERS = "No other sessions in this project"
@@ -252,11 +247,13 @@ class SearchEngine:
 
     def _rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
               req: SearchRequest, fetched: dict[int, dict[str, Any]] | None = None,
-              concepts: Sequence[Concept] = ()) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
+              concepts: Sequence[Concept] = (), conversations: list[tuple[list[str], float]] | None = None,
+              ) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
         """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status.
         Messages read on the way (the keyword hits') are added to ``fetched`` for the caller.
         ``concepts``: the query's Chinese words with their English translations, searched as a
-        keyword list of their own (translate.py)."""
+        keyword list of their own (translate.py). ``conversations`` receives the lexical
+        conversation lists (conversations.py) with their weights, in the modes that use words."""
         filters = Filters(ids, after=req.after, before=req.before)
         keyword = self._keyword(pq, filters, place)
         kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
@@ -272,7 +269,8 @@ class SearchEngine:
                 pending = _side_pool().submit(_semantic, *args)
             else:
                 outcome = _semantic(*args)
-        tr: list[Hit] = self._keyword(english, filters, place).hits if english else []
+        translated_kw = self._keyword(english, filters, place) if english else None
+        tr: list[Hit] = translated_kw.hits if translated_kw else []
         if pending is not None:
             outcome = pending.result()
         if outcome is not None:
@@ -300,7 +298,14 @@ class SearchEngine:
                                            (), concepts=[c.english for c in concepts]),
                        1.0]
         fused = rrf([[h.message_id for h in kw], [h.message_id for h in tr], [mid for mid, _ in sem]],
-                    k=RRF_K, weights=weights)
+                    k=RANKING.rrf_k, weights=weights)
+        if conversations is not None and mode != "semantic":
+            smap = self.scope_map()
+            n = len({smap.root_of.get(s, s) for s in ids})
+            for result, weight in ((keyword if kw else None, weights[0] if weights else 1.0),
+                                   (translated_kw, weights[1] if weights else 1.0)):
+                if result is not None and result.docs and weight > 0:
+                    conversations.append((lexical_order(result.docs, result.terms, smap.root_of, n), weight))
         ranked = [{
             "message_id": mid,
             "session_id": session_of[mid],
@@ -395,11 +400,16 @@ class SearchEngine:
                     "sessions_in_scope": in_scope}
         messages: dict[int, dict[str, Any]] = {}
         translation = translated(pq, req.mode)
-        ranked, outcome = self._rank(pq, req.mode, place, ids, req, messages, translation.concepts)
+        lists: list[tuple[list[str], float]] = []
+        ranked, outcome = self._rank(pq, req.mode, place, ids, req, messages, translation.concepts, lists)
         status = outcome.status if outcome else None
         messages |= self._messages([h["message_id"] for h in ranked if h["message_id"] not in messages])
         relevant = self._relevant(ranked, messages, pq, outcome.baselines if outcome else {}, translation.concepts)
-        best = group_by_conversation(relevant, smap.root_of, req.limit)
+        if period := named_period(pq.text):  # a date in the query: conversations held then
+            order = conversation_order(relevant, smap.root_of)
+            when = {root: (messages.get(hit["message_id"]) or {}).get("timestamp") for root, hit in order.items()}
+            lists.append((in_period(list(order), when, period), 1.0))
+        best = group_by_conversation(relevant, smap.root_of, req.limit, lists)
         terms = [*pq.highlight_terms(), *translation.english]
         titles = hermes_db.session_titles(
             self.connection(), sorted({smap.root_of.get(h["session_id"], h["session_id"]) for h in best}
@@ -416,7 +426,7 @@ class SearchEngine:
             shown = {hit["message_id"], answer["message_id"] if answer else None}
             more = [{**messages[h["message_id"]], "message_id": h["message_id"]}
                     for h in relevant[:req.limit] if smap.root_of.get(h["session_id"], h["session_id"]) == root
-                    and h["message_id"] not in shown and h["message_id"] in messages][:MORE_PER_ROW]
+                    and h["message_id"] not in shown and h["message_id"] in messages][:RANKING.more_per_row]
             results.append(result_row(hit, message, title, terms, answer=answer, more=more))
         out = {**base, "results": results, "sessions_in_scope": in_scope}
         if notice := pq.notice(req.mode):  # an over-long query: say which part was searched

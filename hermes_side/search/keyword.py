@@ -86,6 +86,10 @@ class KeywordResult:
     common_words: frozenset[str] = frozenset()
     # Terms of an over-long query that were not searched (the least distinctive ones).
     dropped_terms: tuple[str, ...] = ()
+    # Every message scored (not only the best ``limit``) and the terms that weighed: which query
+    # terms each conversation holds, for ranking conversations (conversations.py).
+    docs: Sequence[Doc] = ()
+    terms: frozenset[Term] = frozenset()
 
 
 COMMON_SHARE = 0.10
@@ -420,7 +424,7 @@ def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, t
             idf |= _profile_word_idf(conn, [t for t in kept if t.kind == "word"], total, cache)
         except sqlite3.OperationalError as exc:  # no FTS table: the scope's own counts stand
             log.info("FTS count failed (%s); weighing words by the scope alone", exc)
-    return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped))
+    return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped), docs, frozenset(idf))
 
 
 def _profile_word_idf(conn: sqlite3.Connection, words: Sequence[Term], total: int,
@@ -497,7 +501,7 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
         seen = set(best)
         recent = [mid for mid in scope_ids[-RECENT_FALLBACK:] if mid not in seen]
         docs += _read(conn, recent, filters, matcher, _needles(_rarest(short, stats.df_of, WINDOW_NEEDLE_TERMS)))
-    return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped))
+    return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped), docs, frozenset(idf))
 
 
 def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *,
