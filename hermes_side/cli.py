@@ -49,7 +49,9 @@ def _run_search(args: argparse.Namespace) -> None:
 def render_search(result: dict[str, Any]) -> str:
     project = result.get("project") or {}
     name = project.get("name") or project.get("key") or project.get("kind", "")
-    lines = [f"{name}: {len(result['results'])} result(s), {result.get('sessions_in_scope', 0)} "
+    levels = [(row.get("relevance") or {}).get("level") for row in result["results"]]
+    weak = levels.count("low")
+    lines = [f"{name}: {len(levels) - weak} related, {weak} weak result(s), {result.get('sessions_in_scope', 0)} "
              f"conversation(s) in scope" + (f", semantic {result['semantic_status']}"
                                             if "semantic_status" in result else "")]
     if result.get("message"):
@@ -58,7 +60,9 @@ def render_search(result: dict[str, Any]) -> str:
         if result.get(key):
             lines.append(f"note: {result[key]}")
     for n, row in enumerate(result["results"], 1):
-        lines.append(f"{n}. {row['title'] or '(untitled)'}  [{row['when']}]  {row['link']}  ({row['score_source']})")
+        level = (row.get("relevance") or {}).get("level") or "-"
+        lines.append(f"{n}. [{level}] {row['title'] or '(untitled)'}  [{row['when']}]  {row['link']}"
+                     f"  ({row['score_source']})")
         lines.append(f"   {row['snippet']}")
     return "\n".join(lines)
 
