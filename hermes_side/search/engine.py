@@ -33,7 +33,7 @@ from .conversations import in_period, lexical_order, named_period
 from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, ScopeMemo, keyword_search
 from .query import ParsedQuery, QueryError, parse_query
-from .relevance import judge, keyword_list_weight, script_of
+from .relevance import judge, keyword_list_weight, scope_terms, script_of, translated_coverage
 from .request import SearchRequest
 from .results import conversation_order, group_by_conversation, result_row
 from .settings import RANKING
@@ -248,7 +248,7 @@ class SearchEngine:
     def _rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
               req: SearchRequest, fetched: dict[int, dict[str, Any]] | None = None,
               concepts: Sequence[Concept] = (), conversations: list[tuple[list[str], float]] | None = None,
-              ) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
+              coverage: list[float | None] | None = None) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
         """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status.
         Messages read on the way (the keyword hits') are added to ``fetched`` for the caller.
         ``concepts``: the query's Chinese words with their English translations, searched as a
@@ -299,6 +299,8 @@ class SearchEngine:
                        1.0]
         fused = rrf([[h.message_id for h in kw], [h.message_id for h in tr], [mid for mid, _ in sem]],
                     k=RANKING.rrf_k, weights=weights)
+        if coverage is not None:
+            coverage.append(self._coverage(keyword, pq, tr, concepts, fetched))
         if conversations is not None and mode != "semantic":
             smap = self.scope_map()
             n = len({smap.root_of.get(s, s) for s in ids})
@@ -319,6 +321,23 @@ class SearchEngine:
                 hit["cosine"] = cosine.get(hit["message_id"], hit["cosine"])
         return ranked, outcome
 
+    def _coverage(self, keyword: KeywordResult, pq: ParsedQuery, tr: Sequence[Hit], concepts: Sequence[Concept],
+                  fetched: dict[int, dict[str, Any]] | None) -> float | None:
+        """How much of the question the scope holds at all (relevance.scope_coverage): its words in
+        the messages keyword search read, or for a Chinese question over English history, its
+        words' translations in the translated list's hits."""
+        if pq.cjk and not concepts:
+            return None  # Chinese words over history that may be English: the words cannot tell
+        found = scope_terms(keyword)
+        if concepts and tr:
+            texts = fetched if fetched is not None else {}
+            missing = [h.message_id for h in tr if h.message_id not in texts]
+            if missing:
+                texts = {**texts, **self._messages(missing)}
+            joined = "\n".join(texts[h.message_id]["text"] for h in tr if h.message_id in texts)
+            found = max(found, translated_coverage(joined, [c.english for c in concepts]))
+        return found
+
     def _keyword(self, pq: ParsedQuery, filters: Filters, place: dict[str, Any]) -> KeywordResult:
         conn = self.connection()
         max_id = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
@@ -328,9 +347,11 @@ class SearchEngine:
 
     @staticmethod
     def _relevant(ranked: list[dict[str, Any]], messages: dict[int, dict[str, Any]], pq: ParsedQuery,
-                  baselines: dict[str, float], concepts: Sequence[Concept] = ()) -> list[dict[str, Any]]:
+                  baselines: dict[str, float], concepts: Sequence[Concept] = (),
+                  coverage: float | None = None) -> list[dict[str, Any]]:
         """Ranked hits with their relevance; hits below the floor are dropped, so ``limit`` is a
-        maximum: a query with nothing related in the project gets nothing back."""
+        maximum: a query with nothing related in the project gets nothing back. ``coverage``: the
+        share of the question the scope holds at all, which caps how related any hit can be."""
         words = pq.highlight_terms()
         script = script_of(pq.text)
         forms = [c.forms for c in concepts]
@@ -338,7 +359,8 @@ class SearchEngine:
         for hit in ranked:
             message = messages.get(hit["message_id"])
             relevance = judge(hit.get("cosine"), baselines, message["text"], words, script,
-                              keyword_hit=hit["score_source"] != "semantic", concepts=forms) if message else None
+                              keyword_hit=hit["score_source"] != "semantic", concepts=forms,
+                              coverage=coverage) if message else None
             if relevance is not None:
                 out.append({**hit, "relevance": relevance})
         return out
@@ -401,10 +423,12 @@ class SearchEngine:
         messages: dict[int, dict[str, Any]] = {}
         translation = translated(pq, req.mode)
         lists: list[tuple[list[str], float]] = []
-        ranked, outcome = self._rank(pq, req.mode, place, ids, req, messages, translation.concepts, lists)
+        coverage: list[float | None] = []
+        ranked, outcome = self._rank(pq, req.mode, place, ids, req, messages, translation.concepts, lists, coverage)
         status = outcome.status if outcome else None
         messages |= self._messages([h["message_id"] for h in ranked if h["message_id"] not in messages])
-        relevant = self._relevant(ranked, messages, pq, outcome.baselines if outcome else {}, translation.concepts)
+        relevant = self._relevant(ranked, messages, pq, outcome.baselines if outcome else {}, translation.concepts,
+                                  coverage[0] if coverage else None)
         if period := named_period(pq.text):  # a date in the query: conversations held then
             order = conversation_order(relevant, smap.root_of)
             when = {root: (messages.get(hit["message_id"]) or {}).get("timestamp") for root, hit in order.items()}

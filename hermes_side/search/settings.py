@@ -32,6 +32,20 @@ class Ranking:
     period_slack_days: int = 7
     # Other messages of a conversation among the ``limit`` best hits shown in its row ("more").
     more_per_row: int = 2
+    # Relevance levels (relevance.py) of the score after it is scaled by how much of the question
+    # the scope holds at all. Chosen on LoCoMo dev, hybrid, as the threshold meeting both "right
+    # project: every row low for ≤ 10 % of questions" and "wrong project: empty or all-low for
+    # ≥ 80 %": en 0.079 / 0.879 (760 questions), zh 0.091 / 0.996 (253; 2 questions of margin)
+    # at 0.30. Chinese questions over English history separate worse (no threshold meets both:
+    # 0.30 gives 0.099 / 0.696), so rows in another script than the question need 0.35
+    # (0.162 / 0.818). Unscaled, 0.55 gave en 0.255 / 0.909.
+    medium: float = 0.30
+    medium_cross_script: float = 0.35
+    # Where words cannot tell (an English question over Chinese history, or semantic mode with a
+    # Chinese question: no coverage), the unscaled score and the earlier calibration: 0.55 put the
+    # wrong-project rate at 0.89 / 0.98 / 0.90 (en / zh / xl) with leave-one-conversation-out folds.
+    medium_unscaled: float = 0.55
+    high: float = 0.8
 
 
 RANKING = Ranking()
