@@ -41,14 +41,14 @@ def main() -> None:
     from hermes_side.embedding.terms import TERMS_PER_TEXT, encode_terms
     from hermes_side.embedding.vectors import encode
     from hermes_side.search.engine import SearchEngine
-    from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL, message_text
+    from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM, message_text
 
     project = json.loads((home / "synth_manifest.json").read_text())["buckets"][args.bucket]
     engine = SearchEngine(home)
     sessions = sorted(engine.scope_map().sessions_in({"kind": "explicit", "id": project}))
     with engine.leased() as conn:
         rows = conn.execute(
-            "SELECT m.id, m.session_id FROM messages m JOIN sessions s ON s.id = m.session_id"
+            f"SELECT m.id, m.session_id {MESSAGES_FROM}"
             f" WHERE {ELIGIBLE_MESSAGE_SQL}"
             " AND m.session_id IN (SELECT value FROM json_each(?)) ORDER BY m.id", (json.dumps(sessions),)).fetchall()
     settings = load_settings(home)

@@ -93,11 +93,15 @@ class Corpus:
 
     @property
     def state_db(self) -> Path:
-        return self.home / "state.db"
+        from hermes_side.host.profile import profile_at  # where Hermes keeps it: the one answer
+
+        return profile_at(self.home).state_db
 
     @property
     def projects_db(self) -> Path:
-        return self.home / "projects.db"
+        from hermes_side.host.profile import profile_at
+
+        return profile_at(self.home).projects_db
 
     def message_count(self) -> int:
         return len(self.by_message)

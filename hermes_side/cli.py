@@ -14,6 +14,7 @@ from .host import deps
 from .host.profile import current_profile
 from .search.engine import SearchError, engine_for
 from .search.request import MODES, parse_search_args
+from .search.results import render_search
 
 
 def _home() -> Path:
@@ -44,27 +45,6 @@ def _run_search(args: argparse.Namespace) -> None:
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return
     print(render_search(result))
-
-
-def render_search(result: dict[str, Any]) -> str:
-    project = result.get("project") or {}
-    name = project.get("name") or project.get("key") or project.get("kind", "")
-    levels = [(row.get("relevance") or {}).get("level") for row in result["results"]]
-    weak = levels.count("low")
-    lines = [f"{name}: {len(levels) - weak} related, {weak} weak result(s), {result.get('sessions_in_scope', 0)} "
-             f"conversation(s) in scope" + (f", semantic {result['semantic_status']}"
-                                            if "semantic_status" in result else "")]
-    if result.get("message"):
-        lines.append(result["message"])
-    for key in ("notice", "semantic_detail", "translation_detail"):  # what was not searched, and why
-        if result.get(key):
-            lines.append(f"note: {result[key]}")
-    for n, row in enumerate(result["results"], 1):
-        level = (row.get("relevance") or {}).get("level") or "-"
-        lines.append(f"{n}. [{level}] {row['title'] or '(untitled)'}  [{row['when']}]  {row['link']}"
-                     f"  ({row['score_source']})")
-        lines.append(f"   {row['snippet']}")
-    return "\n".join(lines)
 
 
 def _setup_bindings(p: argparse.ArgumentParser) -> None:
@@ -154,7 +134,7 @@ def _register_optional() -> None:
     from . import demo
 
     SUBCOMMANDS["demo"] = ("index and search this profile (or a demo history) with the local model",
-                           demo.setup_demo, demo.run_demo)
+                           demo.setup_demo, functools.partial(demo.run_demo, commands=SUBCOMMANDS))
     from .api import serve as api_cli
 
     SUBCOMMANDS["serve"] = ("serve the recall API for chat groups", api_cli.setup_serve, api_cli.run_serve)

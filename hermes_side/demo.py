@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 DEMO = {
     "hermes-dev": [
@@ -64,11 +66,13 @@ def setup_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-index", action="store_true", help="skip building the embedding index")
 
 
-def run_demo(args: argparse.Namespace) -> None:
-    from .cli import SUBCOMMANDS, render_search
+def run_demo(args: argparse.Namespace, commands: Mapping[str, tuple[str, Any, Any]]) -> None:
+    """``commands`` are the CLI's subcommands (cli.py passes them in): the demo runs ``index`` and
+    ``status`` exactly as ``hermes recall`` would, without importing the CLI back."""
     from .host.profile import current_profile
     from .search.engine import engine_for
     from .search.request import parse_search_args
+    from .search.results import render_search
 
     home = current_profile().home
     seeded = not (home / "state.db").exists()
@@ -76,10 +80,10 @@ def run_demo(args: argparse.Namespace) -> None:
         home.mkdir(parents=True, exist_ok=True)
         seed_demo(home)
         print(f"demo history written to {home}", file=sys.stderr)
-    if not args.no_index and "index" in SUBCOMMANDS:
-        SUBCOMMANDS["index"][2](argparse.Namespace(project=None, rebuild=False, home=None, profile=None))
-    if "status" in SUBCOMMANDS:
-        SUBCOMMANDS["status"][2](argparse.Namespace(json=False, home=None, profile=None))
+    if not args.no_index and "index" in commands:
+        commands["index"][2](argparse.Namespace(project=None, rebuild=False, home=None, profile=None))
+    if "status" in commands:
+        commands["status"][2](argparse.Namespace(json=False, home=None, profile=None))
     if not seeded:
         return
     engine = engine_for(home)

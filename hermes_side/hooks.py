@@ -1,4 +1,4 @@
-"""Hermes hooks: place a chat's new sessions in its project; keep ``session_search`` out of chats.
+"""Hermes hooks: place a chat's new sessions in its project; keep the chat tool policy (guard.py).
 
 The session row does not exist yet at ``on_session_start`` (hermes-facts §3), so placement runs at
 ``pre_llm_call``. It must return ``None`` — anything else is injected into the user's message.

@@ -7,10 +7,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from .actions.move import move_sessions
+from .actions.move import finish_interrupted, move_sessions
 from .errors import RecallError
 from .host.profile import current_profile
-from .search.engine import NO_CONTEXT, engine_for
+from .search.chat_facing import chat_facing
+from .search.engine import NO_CONTEXT, Scope, SearchEngine, engine_for
 from .search.request import parse_search_args
 
 log = logging.getLogger(__name__)
@@ -89,10 +90,6 @@ def _hermes_home() -> Path:
     return current_profile().home
 
 
-def _profile() -> str:
-    return current_profile().name
-
-
 def _current_session(kwargs: dict[str, Any]) -> str:
     sid = kwargs.get("session_id") or ""
     if not sid:
@@ -115,11 +112,16 @@ def _turn_hints() -> dict[str, str | None]:
             "platform": get_session_env("HERMES_SESSION_PLATFORM") or None}
 
 
-def _chat_safe(engine: Any, session_id: str, hints: dict[str, str | None], result: dict[str, Any]) -> dict[str, Any]:
-    """What the agent reads in a group it may repeat there: no server folder in a chat session."""
-    if engine.scope_map().origin(session_id, **hints).chat:
-        result.get("project", {}).pop("primary_path", None)
-    return result
+def _chat_safe(scope: Scope, result: dict[str, Any]) -> dict[str, Any]:
+    """What the agent reads in a group it may repeat there: in a chat session, the chat-facing
+    form the recall API gives a chat (no server folder, no consent command or provider URL, no
+    install command with Hermes' Python path); operator sessions get everything."""
+    return chat_facing(result) if scope.chat else result
+
+
+def _scope_of(engine: SearchEngine, session_id: str) -> Scope:
+    """The calling session's scope, resolved once for the whole call (tools.py is the edge)."""
+    return engine.scope_for(session_id=session_id, **_turn_hints())
 
 
 def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
@@ -129,9 +131,10 @@ def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
         if not session_id:
             return _json({"success": True, "mode": req.mode, "results": [], "message": NO_CONTEXT,
                           "sessions_in_scope": 0})
-        engine = engine_for(_hermes_home(), _profile())
-        hints = _turn_hints()
-        return _json(_chat_safe(engine, session_id, hints, engine.search(req, session_id=session_id, **hints)))
+        engine = engine_for(_hermes_home())
+        with engine.leased():
+            scope = _scope_of(engine, session_id)
+            return _json(_chat_safe(scope, engine.search(req, scope=scope)))
     except RecallError as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback
@@ -153,11 +156,12 @@ def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
         if not session_id:
             return _error("no current session to move", "no_session")
         home = _hermes_home()
-        engine = engine_for(home, _profile())
+        engine = engine_for(home)
         # A chat's place is its binding, which only an admin changes (/move in the group): an
         # agent anyone in the group can talk to must not be able to walk the chat elsewhere.
         if engine.scope_map().origin(session_id, **_turn_hints()).chat:
             return _error(ADMIN_ONLY, "admin_only")
+        finish_interrupted(home)  # a move killed half-way is finished before the next one
         result = move_sessions(home, [session_id], project_id.strip())
         engine.scopes.invalidate()
         return _json(result)
@@ -206,9 +210,10 @@ def handle_open(args: dict[str, Any], **kwargs: Any) -> str:
         session_id = _current_session(kwargs)
         if not session_id:
             return _error(f"message not found ({NO_CONTEXT})", "not_found")
-        engine = engine_for(_hermes_home(), _profile())
-        hints = _turn_hints()
-        return _json(_chat_safe(engine, session_id, hints, open_context(engine, req, session_id=session_id, **hints)))
+        engine = engine_for(_hermes_home())
+        with engine.leased():
+            scope = _scope_of(engine, session_id)
+            return _json(_chat_safe(scope, open_context(engine, req, scope=scope)))
     except RecallError as exc:
         return _error(str(exc), exc.code)
     except Exception as exc:  # the agent must get an answer, not a traceback

@@ -71,7 +71,7 @@ def _chat_path(chat: str) -> str:
 
 
 # Answers that are part of normal use, not a fault the operator has to look at.
-_EXPECTED_CODES = frozenset({"chat_unbound", "query_too_long", "unknown_project", "bad_request"})
+_EXPECTED_CODES = frozenset({"chat_unbound", "query_too_long", "body_too_large", "unknown_project", "bad_request"})
 
 
 def _failure(endpoint: Endpoint, what: str, message: str, code: str, detail: str, retryable: bool) -> ApiResult:
@@ -99,6 +99,7 @@ _BY_CODE = {
     "unknown_profile": MSG_UNKNOWN_PROFILE,
     "chat_unbound": MSG_UNBOUND,
     "query_too_long": MSG_QUERY_TOO_LONG,
+    "body_too_large": MSG_QUERY_TOO_LONG,  # the request held more than a query: it is the query
     "unknown_project": MSG_UNKNOWN_PROJECT,
     "folder_missing": MSG_FOLDER_MISSING,
     "no_db": MSG_NO_DB,

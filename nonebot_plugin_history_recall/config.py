@@ -29,6 +29,10 @@ class GroupEndpoint(BaseModel):
     project: str = ""
     """Initial project (id or slug) of the group. Pushed once with ``only_if_unset``: a later
     admin ``/move`` is stored server side and wins, also across bot restarts."""
+    move_projects: list[str] = Field(default_factory=list)
+    """Projects (ids or slugs) this group's own owner and admins may ``/move`` it to, when
+    ``history_recall_group_admins_can_move`` is on; ``/move`` alone shows them only these. Empty =
+    the group's admins cannot move it. Bot admins are not limited by it."""
 
 
 class Config(BaseModel):
@@ -51,7 +55,8 @@ class Config(BaseModel):
 
     history_recall_group_admins_can_move: bool = False
     """Opt-in: a group's owner and admins may use ``/move`` in that group (OneBot v11
-    ``sender.role``; adapters that do not report a role never match). Off = bot admins only."""
+    ``sender.role``; adapters that do not report a role never match), but only to the projects
+    its routing entry lists in ``move_projects`` (and ``--home``). Off = bot admins only."""
 
     history_recall_cooldown: float = Field(default=10, ge=0)
     """Seconds one user waits between two ``/recall`` searches. 0 = off; admins are exempt."""

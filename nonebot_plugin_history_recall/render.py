@@ -255,6 +255,17 @@ def _semantic_line(semantic: Mapping[str, Any]) -> str:
     return line + ("，索引中 (indexing)" if semantic.get("indexing") else "")
 
 
+def _seal_lines(seal: Any) -> list[str]:
+    """The seal around the chats' agent, as the recall API reports it (no paths, no URLs in it)."""
+    if not isinstance(seal, Mapping):
+        return ["封印 (Seal)：⚠️ 服务端没有报告 (not reported)"]
+    if seal.get("closed") is True:
+        return ["封印 (Seal)：✅ closed — 群聊里的助手读不到别的聊天 (no chat can read another)"]
+    doors = [d for d in seal.get("open_doors") or [] if isinstance(d, Mapping)]
+    lines = ["封印 (Seal)：⚠️ OPEN — " + "; ".join(f"{d.get('door')}: {d.get('why')}" for d in doors)]
+    return lines
+
+
 def render_status(
     label: str,
     health: tuple[Mapping[str, Any] | None, str],
@@ -281,11 +292,7 @@ def render_status(
     if isinstance(translation, Mapping) and translation.get("status") != "ready":
         lines.append("中文查英文记录：⚠️ 未启用 (Chinese words in English history: off"
                      f" — {translation.get('detail') or translation.get('status')})")
-    door = status_data.get("session_search")
-    if isinstance(door, Mapping):
-        shut = door.get("blocked_in_chats") is True
-        lines.append("Hermes 自带的 session_search：" + ("群里已屏蔽 (blocked in chats)" if shut
-                                                     else "⚠️ 群里未屏蔽，它能读到所有群 (OPEN in chats)"))
+    lines += _seal_lines(status_data.get("seal"))
     return "\n".join(lines)
 
 
@@ -322,6 +329,18 @@ def context_blocks(data: Mapping[str, Any], index: int, now: datetime) -> list[s
             block += "\n…"
         blocks.append(block)
     return blocks
+
+
+MOVE_NONE_ALLOWED = ("📁 本群的管理员还不能移动本群：请 bot 管理员在配置里为本群列出可选的项目（move_projects）。"
+                     "(no project is open to this group's admins)")
+
+
+def render_move_not_allowed(allowed: list[Mapping[str, Any]], prefix: str = "/") -> str:
+    """A group's own admin asked for a project the operator did not open to the group."""
+    if not allowed:
+        return MOVE_NONE_ALLOWED
+    names = "、".join(str(p.get("slug") or project_name(p)) for p in allowed)
+    return f"⚠️ 本群只能关联这些项目：{names}。(this group can be linked to: {names})\n{move_usage(prefix)}"
 
 
 def render_projects(data: Mapping[str, Any], binding: Mapping[str, Any] | None, prefix: str = "/") -> str:

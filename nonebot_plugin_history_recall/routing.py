@@ -24,6 +24,8 @@ class Endpoint:
     label: str
     """``{adapter}:{group_id}`` of the matching routing entry, or ``"default"``."""
     initial_project: str = ""
+    move_projects: tuple[str, ...] = ()
+    """Projects (ids or slugs) the group's own admins may move it to (``GroupEndpoint.move_projects``)."""
 
 
 def normalize_adapter(name: str | None) -> str:
@@ -60,7 +62,21 @@ def resolve_endpoint(adapter: str | None, group_id: str | None) -> Endpoint:
         timeout=entry.timeout or base.timeout,
         label=label,
         initial_project=entry.project.strip(),
+        move_projects=tuple(p.strip() for p in entry.move_projects if p.strip()),
     )
+
+
+def find_project(projects: list[dict], ref: str) -> dict | None:
+    """The recall API's own lookup (``hermes_db.find_project``): id first, then lower-cased slug."""
+    by_id = next((p for p in projects if p.get("id") == ref), None)
+    wanted = ref.strip().lower()
+    return by_id or next((p for p in projects if p.get("slug") == wanted), None)
+
+
+def group_admin_projects(projects: list[dict], allowed: tuple[str, ...]) -> list[dict]:
+    """The projects of ``projects`` a group's own admins may move it to: those ``allowed`` names."""
+    ids = {p["id"] for p in (find_project(projects, ref) for ref in allowed) if p is not None}
+    return [p for p in projects if p.get("id") in ids]
 
 
 def is_admin(adapter: str | None, user_id: str) -> bool:
@@ -96,7 +112,7 @@ def _key_length_problem(where: str, key: str) -> str | None:
     return None
 
 
-def _entry_problems(label: str, url: str, key: str, timeout: float) -> list[str]:
+def _entry_problems(label: str, url: str, key: str, timeout: float, move_projects: list[str] = ()) -> list[str]:
     """Problems in what a routing entry sets itself; inherited values are checked once, globally."""
     where = f"HISTORY_RECALL_GROUPS[{label!r}]"
     problems = [
@@ -104,6 +120,11 @@ def _entry_problems(label: str, url: str, key: str, timeout: float) -> list[str]
         _url_problem(where, url) if url else None,
         _key_length_problem(where, key) if key else None,
         f"{where}: timeout {timeout} must not be negative (0 = inherit)" if timeout < 0 else None,
+        f"{where}: move_projects has an empty entry; list project ids or slugs" if any(
+            not p.strip() for p in move_projects) else None,
+        (f"{where}: move_projects is not used while HISTORY_RECALL_GROUP_ADMINS_CAN_MOVE is false "
+         "(only bot admins move groups)") if move_projects and not plugin_config.history_recall_group_admins_can_move
+        else None,
     ]
     return [p for p in problems if p]
 
@@ -117,7 +138,12 @@ def validate_config() -> list[str]:
         f"HISTORY_RECALL_TIMEOUT: {base.timeout} must be greater than 0" if base.timeout <= 0 else None,
     ]
     for label, entry in plugin_config.history_recall_groups.items():
-        problems.extend(_entry_problems(label, entry.url, entry.key, entry.timeout))
+        problems.extend(_entry_problems(label, entry.url, entry.key, entry.timeout, entry.move_projects))
+    if plugin_config.history_recall_group_admins_can_move and not any(
+            e.move_projects for e in plugin_config.history_recall_groups.values()):
+        problems.append("HISTORY_RECALL_GROUP_ADMINS_CAN_MOVE is true but no HISTORY_RECALL_GROUPS entry lists "
+                        "move_projects: group admins can move no group (list the projects each group's admins "
+                        "may choose, e.g. {\"onebotv11:123\": {\"move_projects\": [\"hermes-dev\"]}})")
     for admin in sorted(plugin_config.history_recall_admin_users):
         problems.append(key_problem("HISTORY_RECALL_ADMIN_USERS entry", "user_id", admin))
     return [p for p in problems if p]

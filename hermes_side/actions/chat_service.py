@@ -7,14 +7,14 @@ Placing a chat's new session and moving the whole chat both run under the chat's
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..scope.chat_rule import CHAT_UNBOUND, Origin, bound_project, refusal
 from ..scope.chats import chat_from_session_id, chat_from_session_key
 from ..search.engine import SearchError, engine_for
 from ..stores import bindings, hermes_db
-from .move import MoveError, move_sessions, target_for
+from .move import MoveError, finish_interrupted, move_sessions, target_for
 
 log = logging.getLogger(__name__)
 BUSY = "this chat is being moved right now; try again in a moment"
@@ -36,15 +36,10 @@ def resolve_project_ref(home: Path, ref: str) -> dict[str, Any]:
 
 
 def chat_project(home: Path, chat: str) -> dict[str, Any]:
-    """The project a chat searches in (the ``chat_scope`` rule); otherwise ``chat_unbound``."""
-    try:
-        bound, _ = bindings.load_all(home)
-    except hermes_db.Unavailable as exc:
-        raise SearchError(str(exc), exc.code) from None
-    project, reason = bound_project(Origin(True, chat), bound, _projects(home))
-    if project is None:
-        raise SearchError(refusal(reason), CHAT_UNBOUND)
-    return project
+    """The project a chat searches in (the ``chat_rule``, as the recall API resolves it for
+    ``/search`` and ``/context``); otherwise ``chat_unbound``."""
+    scope = engine_for(home).scope_for(chat=chat)
+    return hermes_db.find_project(scope.smap.projects, scope.place["id"])
 
 
 def binding_view(home: Path, chat: str) -> dict[str, Any]:
@@ -58,43 +53,45 @@ def binding_view(home: Path, chat: str) -> dict[str, Any]:
     return {"success": True, "chat": chat, "state": binding["state"], "project": project}
 
 
-def sessions_of_chat(home: Path, chat: str, profile: str = "default") -> list[str]:
+def sessions_of_chat(home: Path, chat: str) -> list[str]:
     """Every session the chat rule attributes to the chat: by the bridge's id, the gateway's
     row, the hook's record, or a parent's (compression children, delegations)."""
-    smap = engine_for(home, profile).scope_map()
+    smap = engine_for(home).scope_map()
     ids = set(bindings.sessions_for_chat(home, chat))
     ids |= {sid for sid, origin in smap.origins.items() if origin.name == chat}
     return sorted(sid for sid in ids if sid in smap.rows)
 
 
-def move_chat(home: Path, chat: str, project_ref: str, profile: str = "default") -> dict[str, Any]:
+def move_chat(home: Path, chat: str, project_ref: str, *,
+              on_written: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Move every conversation of the chat and bind it; ``""`` moves it to Home. All or nothing:
-    the binding changes only after every session moved."""
+    the binding changes only after every session moved, and a move killed half-way is finished
+    by the next one (``move.finish_interrupted``). ``on_written``: see ``move_sessions``."""
     try:
+        finish_interrupted(home)  # before our lock: it takes the chat locks it needs
         with bindings.chat_lock(home, chat):
-            result = _move_chat_locked(home, chat, project_ref, profile)
+            result = _move_chat_locked(home, chat, project_ref, on_written)
     except TimeoutError:
         raise MoveError(BUSY, "busy") from None
     finally:
-        engine_for(home, profile).scopes.invalidate()
+        engine_for(home).scopes.invalidate()
     where = result["project"].get("name") or "Home"
     result["message"] = f"Linked {chat} to {where}; moved {result['moved_sessions']} session(s)"
     result["chat"] = chat
     return result
 
 
-def _move_chat_locked(home: Path, chat: str, project_ref: str, profile: str) -> dict[str, Any]:
+def _move_chat_locked(home: Path, chat: str, project_ref: str,
+                      on_written: Callable[[str], None] | None) -> dict[str, Any]:
     project_id = resolve_project_ref(home, project_ref)["id"] if project_ref else None
-    ids = sessions_of_chat(home, chat, profile)
-    if ids:
-        result = move_sessions(home, ids, project_id or "")
-    else:
-        project, folder = target_for(home, project_id or "")
-        result = {"success": True, "cwd": folder, "moved_sessions": 0,
-                  "project": ({"kind": "explicit", "id": project["id"], "name": project["name"],
-                               "slug": project.get("slug")} if project else {"kind": "home"})}
+    ids = sessions_of_chat(home, chat)
+    if ids:  # binds the chat itself, inside the move's journal
+        return move_sessions(home, ids, project_id or "", bind_chat=chat, on_written=on_written)
+    project, folder = target_for(home, project_id or "")
     bindings.set_binding(home, chat, project_id)
-    return result
+    return {"success": True, "cwd": folder, "moved_sessions": 0,
+            "project": ({"kind": "explicit", "id": project["id"], "name": project["name"],
+                         "slug": project.get("slug")} if project else {"kind": "home"})}
 
 
 def place_new_session(home: Path, session_id: str, session_key: str | None) -> bool:
@@ -110,6 +107,7 @@ def place_new_session(home: Path, session_id: str, session_key: str | None) -> b
     chat = chat_from_session_id(session_id) or chat_from_session_key(session_key)
     if not chat:
         return True
+    finish_interrupted(home)  # a /move killed half-way: finish it before reading the binding
     with bindings.chat_lock(home, chat):
         bindings.record_session(home, chat, session_id)
         binding = bindings.get_binding(home, chat)

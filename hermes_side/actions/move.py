@@ -9,7 +9,9 @@ behind is ignored by our attribution because the new cwd does not lie inside it.
 from __future__ import annotations
 
 import inspect
+import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,10 @@ from ..errors import RecallError
 from ..host.config import ConfigError, read_config, section
 from ..scope.attribution import resolve_project
 from ..scope.scope_map import git_common_root
-from ..stores import hermes_db
+from ..stores import bindings, hermes_db
+from . import journal
+
+log = logging.getLogger(__name__)
 
 
 class MoveError(RecallError):
@@ -109,11 +114,15 @@ def git_branch(folder: str) -> str:
     return git_probe.branch(folder) or ""
 
 
-def move_sessions(home: Path, session_ids: list[str], project_id: str) -> dict[str, Any]:
+def move_sessions(home: Path, session_ids: list[str], project_id: str, *, bind_chat: str | None = None,
+                  on_written: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Move the conversations containing ``session_ids``; returns the seed's result object.
 
     All or nothing: every session is checked before the first write, and if a write fails the
-    sessions already written get their old cwd and git columns back (``move_failed``).
+    sessions already written get their old cwd and git columns back (``move_failed``). With
+    ``bind_chat`` the chat is bound to the target (Home: unbound) after the last write. The whole
+    plan is journaled first (``journal.py``), so a process killed half-way is finished by the next
+    call (:func:`finish_interrupted`). ``on_written(session_id)`` runs after each session's write.
     """
     project, folder = target_for(home, project_id)
     db = open_session_db(home)
@@ -126,7 +135,22 @@ def move_sessions(home: Path, session_ids: list[str], project_id: str) -> dict[s
                 if member not in before:
                     before[member] = db.get_session(member) or {}
         branch, root = git_branch(folder), git_common_root(folder)
-        _write_all(db, list(before), before, folder, branch, root)
+        entry = journal.Journal(home, {
+            "folder": folder, "branch": branch, "root": root, "chat": bind_chat,
+            "project_id": project["id"] if project else None,
+            "sessions": {sid: {k: row.get(k) for k in ("cwd", "git_branch", "git_repo_root")}
+                         for sid, row in before.items()}})
+        try:
+            try:
+                _write_all(db, list(before), before, folder, branch, root, on_written)
+            except MoveError:
+                entry.discard()  # rolled back by _write_all itself: nothing left to finish
+                raise
+            if bind_chat is not None:
+                bindings.set_binding(home, bind_chat, project["id"] if project else None)
+            entry.discard()
+        finally:
+            entry.close()  # a journal still on disk here is finished by the next call
     finally:
         db.close()
     where = f"project {project['name']}" if project else "Home"
@@ -140,13 +164,53 @@ def move_sessions(home: Path, session_ids: list[str], project_id: str) -> dict[s
     }
 
 
+def finish_interrupted(home: Path) -> int:
+    """Finish every move whose process died half-way (see ``journal.py``); returns how many.
+
+    Forward when the target folder still exists: every session of the plan written to it (the
+    writes are idempotent) and the chat bound. Otherwise back: every session that had a cwd gets
+    it again, and the binding stays. Call it before taking a chat's lock (it takes them itself)."""
+    done = 0
+    for plan, discard in journal.interrupted(home):
+        chat = plan.get("chat")
+        if chat:
+            with bindings.chat_lock(home, chat):
+                _finish(home, plan)
+        else:
+            _finish(home, plan)
+        discard()
+        done += 1
+    return done
+
+
+def _finish(home: Path, plan: dict[str, Any]) -> None:
+    sessions: dict[str, dict[str, Any]] = plan.get("sessions") or {}
+    db = open_session_db(home)
+    try:
+        present = [sid for sid in sessions if db.get_session(sid) is not None]
+        if os.path.isdir(plan.get("folder") or ""):
+            for sid in present:
+                write_cwd(db, sid, plan["folder"], plan.get("branch") or "", plan.get("root") or "")
+            if plan.get("chat"):
+                bindings.set_binding(home, plan["chat"], plan.get("project_id"))
+            log.warning("project-history-recall: finished an interrupted move of %d session(s)", len(present))
+        else:
+            unrestored = _restore(db, present, sessions)
+            log.warning("project-history-recall: rolled back an interrupted move (its folder is gone)%s",
+                        f"; could not restore {', '.join(unrestored)}" if unrestored else "")
+    finally:
+        db.close()
+
+
 def _write_all(db, members: list[str], before: dict[str, dict[str, Any]], folder: str, branch: str,
-               root: str) -> None:
+               root: str, on_written: Callable[[str], None] | None = None) -> None:
     written: list[str] = []
     try:
         for member in members:
             write_cwd(db, member, folder, branch, root)
             written.append(member)
+            if on_written is not None:
+                on_written(member)
     except Exception as exc:
         unrestored = _restore(db, written, before)
         detail = f"{type(exc).__name__}: {exc}"
@@ -159,7 +223,7 @@ def _write_all(db, members: list[str], before: dict[str, dict[str, Any]], folder
 def _restore(db, written: list[str], before: dict[str, dict[str, Any]]) -> list[str]:
     """Put back what a failed move wrote. A session that had no cwd (api_server and gateway rows)
     cannot get NULL back through ``update_session_cwd``; it keeps the new cwd, which is harmless:
-    a chat session counts in a project only while its chat is bound there (``scope.py``)."""
+    a chat session counts in a project only while its chat is bound there (``scope/chat_rule.py``)."""
     unrestored = []
     for member in written:
         old = before[member]

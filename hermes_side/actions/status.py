@@ -4,7 +4,8 @@
     {"success": true, "profile": "work",
      "projects": [{"id", "name", "slug", "sessions", "messages", "indexed_messages", "chunks", "state"}],
      "semantic": {"provider", "model", "consent", "status", "indexing", "detail"?},
-     "translation": {"status": "ready"|"unavailable", "missing"?, "detail"?}, "session_search": {...}}
+     "translation": {"status": "ready"|"unavailable", "missing"?, "detail"?},
+     "seal": {"closed": bool, "open_doors": [{"door", "why"}], "unverified": [str]}}
 
 ``messages`` counts the searchable messages of the project (the same rule the search and the
 indexer use); ``state`` and ``semantic.status`` use the search result's ``semantic_status``
@@ -22,13 +23,14 @@ from typing import Any
 
 from ..host import deps
 from ..host.profile import current_profile, profile_at
+from ..scope.seal import render_seal, seal_report
 from ..search.engine import engine_for
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM
 
 log = logging.getLogger(__name__)
 
 
-def project_sessions(home: Path, profile: str | None = None) -> dict[str, dict[str, Any]]:
+def project_sessions(home: Path) -> dict[str, dict[str, Any]]:
     """Explicit project id → {name, slug, session ids}, by the attribution the searches use."""
     smap = engine_for(home).scope_map()
     out: dict[str, dict[str, Any]] = {}
@@ -43,7 +45,7 @@ def project_sessions(home: Path, profile: str | None = None) -> dict[str, dict[s
 
 def _message_counts(home: Path, per_project: dict[str, dict[str, Any]]) -> dict[str, int]:
     with engine_for(home).leased() as conn:
-        rows = conn.execute(f"SELECT m.session_id, count(*) FROM messages m JOIN sessions s ON s.id = m.session_id"
+        rows = conn.execute(f"SELECT m.session_id, count(*) {MESSAGES_FROM}"
                             f" WHERE {ELIGIBLE_MESSAGE_SQL} GROUP BY m.session_id").fetchall()
     by_session = {r[0]: r[1] for r in rows}
     return {pid: sum(by_session.get(s, 0) for s in info["session_ids"]) for pid, info in per_project.items()}
@@ -88,9 +90,8 @@ def _overall(index: dict[str, Any], rows: list[dict[str, Any]]) -> tuple[str, st
     return consent, "indexing" if index.get("indexing") else "ready"
 
 
-def profile_status(home: Path, profile: str | None = None) -> dict[str, Any]:
-    """The status object of the profile at ``home`` (``profile`` is ignored: the name comes
-    from the home, see profile.py)."""
+def profile_status(home: Path) -> dict[str, Any]:
+    """The status object of the profile at ``home`` (its name comes from the home, profile.py)."""
     home = Path(home)
     per_project = project_sessions(home)
     messages = _message_counts(home, per_project)
@@ -109,10 +110,8 @@ def profile_status(home: Path, profile: str | None = None) -> dict[str, Any]:
         semantic["detail"] = _chat_safe(str(index["error"]), home)
     if index.get("missing"):
         semantic["missing"] = index["missing"]
-    from ..scope.guard import door_status
-
     return {"success": True, "profile": profile_at(home).name, "projects": rows, "semantic": semantic,
-            "translation": translation_status(), "session_search": door_status(home)}
+            "translation": translation_status(), "seal": seal_report(home)}
 
 
 def translation_status() -> dict[str, Any]:
@@ -175,10 +174,10 @@ def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
     tr = status.get("translation")
     if isinstance(tr, dict) and tr.get("status") != "ready":
         lines.append(f"Chinese words in English history: off ({tr.get('detail') or tr.get('status')})")
-    door = status.get("session_search")  # Hermes' own session_search, blocked in chats (the seal)
-    if isinstance(door, dict):
-        lines.append(f"Hermes session_search in chats: {'blocked' if door.get('blocked_in_chats') else 'OPEN'}"
-                     + (f" ({door['reason']})" if door.get("reason") else ""))
+    seal = status.get("seal")  # every tool a chat's agent could use to reach another chat
+    if isinstance(seal, dict):
+        lines.append(render_seal(seal))
+        lines += [f"  unverified: {u}" for u in seal.get("unverified") or []]
     if not status["projects"]:
         lines.append("No projects yet (create one in Hermes; chats and searches are scoped to projects).")
     for p in status["projects"]:

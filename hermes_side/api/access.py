@@ -33,8 +33,15 @@ def usable_key(key: str | None) -> bool:
     return isinstance(key, str) and len(key.strip()) >= MIN_KEY_CHARS
 
 
+# Compared against when there is no real key to compare with, so a refusal costs the same.
+_DUMMY_KEY = "-" * 48
+
+
 def _same(token: str, key: str) -> bool:
-    return usable_key(key) and hmac.compare_digest(token.encode(), key.strip().encode())
+    """``token`` is ``key``, in the same time whether ``key`` is usable, empty or absent."""
+    usable = usable_key(key)
+    equal = hmac.compare_digest(token.encode(), (key.strip() if usable else _DUMMY_KEY).encode())
+    return usable and equal
 
 
 class Access:
@@ -54,20 +61,26 @@ class Access:
         if name is None:
             return self.launch if _same(token, self._launch_key) else None
         profile = named_profile(self.root, name)
-        if profile is None:
-            return None
-        if self._is_launch(profile):
+        if profile is not None and self._is_launch(profile):
             return self.launch if _same(token, self._launch_key) else None
-        if not profile.home.is_dir():
+        # From here on a wrong key costs the same whether or not the profile exists: a profile
+        # that does not exist reads the launch profile's config.yaml and .env in its place and
+        # compares the token with a dummy key, so the answer's timing does not tell which
+        # profiles exist (every check runs; none returns early).
+        exists = profile is not None and profile.home.is_dir()
+        files = profile.home if exists and profile is not None else self.launch.home
+        enabled = plugin_enabled(files)
+        key = env_file_key(files)
+        own = _same(token, key if exists else "")
+        shared = _same(token, self._launch_key) and name in self.share_key_with
+        if not exists:
             log.info("recall API: refused /p/%s: no such profile", name)
             return None
-        if not plugin_enabled(profile.home):
+        if not enabled:
             log.info("recall API: refused /p/%s: project-history-recall is not in that profile's plugins.enabled",
                      name)
             return None
-        if _same(token, env_file_key(profile.home)):
-            return profile
-        if name in self.share_key_with and _same(token, self._launch_key):
+        if own or shared:
             return profile
         log.info("recall API: refused /p/%s: wrong key (the profile's own %s in its .env%s)", name, KEY_NAME,
                  ", or the launch key" if name in self.share_key_with else "; the launch key is not shared with it")

@@ -1,14 +1,16 @@
 """The recall API (docs/recall-api.md): FastAPI app serving one or many profiles.
 
 Routes are declared once and mounted twice — at the root (the launch profile) and under
-``/p/<profile>/`` like Hermes' own API server; which key opens which profile is api_access.py.
+``/p/<profile>/`` like Hermes' own API server; which key opens which profile is access.py.
 Route handlers are plain ``def`` so FastAPI runs the blocking SQLite work in its thread pool;
 the key check and ``/health`` are ``async`` so they never wait for a worker thread.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import sqlite3
 import threading
 from collections.abc import Iterable
 from contextlib import asynccontextmanager
@@ -23,11 +25,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
 from ..actions import chat_service
-from ..actions.move import move_sessions
+from ..actions.move import finish_interrupted, move_sessions
 from ..errors import RecallError
 from ..host.profile import Profile, profile_at
 from ..scope.chats import parse_chat
 from ..search import translate
+from ..search.chat_facing import chat_facing, without_paths
 from ..search.engine import engine_for
 from ..search.request import parse_search_args
 from ..stores import bindings, hermes_db
@@ -35,6 +38,7 @@ from .access import Access
 
 log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 64 * 1024
+TOO_LARGE = f"request body too large (limit {MAX_BODY_BYTES} bytes)"
 WORKER_THREADS = 8
 
 # Every error code → (HTTP status, the sentence a caller gets instead of the error's own text).
@@ -46,7 +50,7 @@ ERRORS: dict[str, tuple[int, str | None]] = {
     "unknown_profile": (404, None), "not_found": (404, None), "unknown_project": (404, None),
     "chat_unbound": (409, None),
     "folder_missing": (409, "the project's folder is missing on the Hermes machine; ask the operator"),
-    "query_too_long": (413, None),
+    "query_too_long": (413, None), "body_too_large": (413, None),
     "no_db": (503, "this Hermes profile has no conversations yet"),
     "unavailable": (503, "the project list cannot be read right now; ask the operator"),
     "config_unreadable": (503, "this Hermes profile's configuration cannot be read; ask the operator"),
@@ -59,17 +63,12 @@ class ApiError(RecallError):
     """A request the API itself refuses (key, body, arguments)."""
 
 
-# Result keys for the operator only (paths, commands, the provider's URL): never sent to a chat.
-OPERATOR_ONLY = ("consent", "semantic_detail", "translation_detail")
-
-
-def create_app(launch_home: Path, api_key: str, launch_profile: str | None = None,
-               share_key_with: Iterable[str] = ()) -> FastAPI:
+def create_app(launch_home: Path, api_key: str, share_key_with: Iterable[str] = ()) -> FastAPI:
     """The recall API for the profile at ``launch_home`` (plus ``/p/<name>`` for the others).
 
     Refuses an empty or short key (ValueError). ``share_key_with`` names the other profiles the
-    launch key may also open; by default each profile opens only with its own key (api_access).
-    ``launch_profile`` is ignored: the name comes from the home (profile.py).
+    launch key may also open; by default each profile opens only with its own key (access.py).
+    The profile's name comes from the home (profile.py).
     """
     access = Access(profile_at(launch_home), api_key, share_key_with)
 
@@ -92,6 +91,7 @@ def create_app(launch_home: Path, api_key: str, launch_profile: str | None = Non
         # more threads than that keep requests queued without 40 idle stacks and arenas.
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
         threading.Thread(target=translate.warm, name="recall-dictionary", daemon=True).start()
+        await anyio.to_thread.run_sync(_finish_moves, access.launch.home)
         yield
 
     # No /docs, /redoc or /openapi.json: the contract is docs/recall-api.md, and an unauthenticated
@@ -114,16 +114,38 @@ def create_app(launch_home: Path, api_key: str, launch_profile: str | None = Non
     return app
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise ApiError(f"request body too large (limit {MAX_BODY_BYTES} bytes)", "query_too_long")
+def _finish_moves(home: Path) -> None:
+    """A ``/move`` this server was killed in the middle of is finished before it serves again."""
     try:
-        import json
+        finished = finish_interrupted(home)
+    except (RecallError, OSError, sqlite3.Error, TimeoutError) as exc:  # the next move retries it
+        log.warning("recall API: an interrupted move could not be finished yet: %s", exc)
+        return
+    if finished:
+        log.warning("recall API: finished %d interrupted move(s)", finished)
 
-        body = json.loads(raw or b"{}")
+
+async def read_json_body(request: Request) -> dict[str, Any]:
+    """The JSON object of a request, read only after its key was checked (see ``_routes``).
+
+    The body is read while streaming and abandoned at ``MAX_BODY_BYTES``: nobody can make the
+    server hold a 300 MB body in memory, with or without a key."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise ApiError(TOO_LARGE, "body_too_large")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise ApiError(TOO_LARGE, "body_too_large")
+        chunks.append(chunk)
+    try:
+        body = json.loads(b"".join(chunks) or b"{}")
     except ValueError:
         raise ApiError("body is not valid JSON", "bad_request") from None
+    except RecursionError:  # "[[[[…" thousands deep: the parser's own stack limit
+        raise ApiError("body is nested too deeply", "bad_request") from None
     if not isinstance(body, dict):
         raise ApiError("body must be a JSON object", "bad_request")
     return body
@@ -136,12 +158,11 @@ def _chat(value: Any) -> str:
     return chat
 
 
-def _without_paths(project: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A project as a chat may see it: no folder on the server."""
-    return None if project is None else {k: v for k, v in project.items() if k != "primary_path"}
-
-
 def _routes(router: APIRouter, profile_of: Any) -> None:
+    async def _json_body(request: Request, _: Profile = Depends(profile_of)) -> dict[str, Any]:
+        # The key first: a caller without one gets its 401 before a byte of the body is read.
+        return await read_json_body(request)
+
     @router.get("/projects")
     def projects(p: Profile = Depends(profile_of)) -> dict[str, Any]:
         rows = [pr for pr in hermes_db.load_projects(p.home) if not pr.get("archived")]
@@ -153,14 +174,9 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         if (body.get("chat") is None) == (body.get("project") is None):
             raise ApiError("give exactly one of 'chat' or 'project'", "bad_request")
         if body.get("chat") is not None:
-            project_id = chat_service.chat_project(p.home, _chat(body["chat"]))["id"]
-            result = engine_for(p.home).search(req, project=project_id)
-            # Chat-facing: no server folder, no consent hint (it names the provider's URL and only
-            # the operator can grant it; ``semantic_status`` still says consent_required), and no
-            # ``semantic_detail``/``translation_detail`` (a provider error or the install command with
-            # Hermes' own path).
-            return {**{k: v for k, v in result.items() if k not in OPERATOR_ONLY},
-                    "project": _without_paths(result.get("project"))}
+            # The chat's scope from the scope map, which holds its binding and the projects: the
+            # project is looked up once, by the same rule the agent's tools are sealed with.
+            return chat_facing(engine_for(p.home).search(req, chat=_chat(body["chat"])))
         if isinstance(body["project"], str) and body["project"].strip():
             return engine_for(p.home).search(req, project=body["project"].strip())
         raise ApiError("'project' must be a project id or slug", "bad_request")
@@ -194,12 +210,13 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         if (body.get("chat") is None) == (body.get("session_id") is None):
             raise ApiError("give exactly one of 'chat' or 'session_id'", "bad_request")
         if body.get("chat") is not None:
-            moved = chat_service.move_chat(p.home, _chat(body["chat"]), ref.strip(), p.name)
+            moved = chat_service.move_chat(p.home, _chat(body["chat"]), ref.strip())
             # Chat-facing: the bot answers a group with this; the folder stays on the server.
-            return {k: (_without_paths(v) if k == "project" else v) for k, v in moved.items() if k != "cwd"}
+            return {k: (without_paths(v) if k == "project" else v) for k, v in moved.items() if k != "cwd"}
         sid = body["session_id"]
         if not isinstance(sid, str) or not sid or len(sid) > 256:
             raise ApiError("'session_id' must be a session id", "bad_request")
+        finish_interrupted(p.home)  # a move killed half-way is finished before the next one
         result = move_sessions(p.home, [sid], ref.strip())
         engine_for(p.home).scopes.invalidate()
         return result
@@ -216,9 +233,7 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         from ..search.context import open_context, parse_context_args
 
         req = parse_context_args(body, allowed_extra=("chat",))
-        project_id = chat_service.chat_project(p.home, _chat(body.get("chat")))["id"]
-        opened = open_context(engine_for(p.home), req, project=project_id)
-        return {**opened, "project": _without_paths(opened.get("project"))}  # chat-facing: no server folder
+        return chat_facing(open_context(engine_for(p.home), req, chat=_chat(body.get("chat"))))
 
 
 def _error_handlers(app: FastAPI) -> None:

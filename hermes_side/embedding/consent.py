@@ -25,7 +25,6 @@ from typing import Literal
 from ..host.profile import profile_at, profile_name
 from .settings import EmbeddingSettings
 
-CONSENT_FILE = "consent.json"
 SCOPE = "history+incremental"
 ALL_PROJECTS = "*"
 

@@ -14,13 +14,12 @@ from pathlib import Path
 import numpy as np
 
 from ..stores import hermes_db
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM, turn_sql
 
-_FROM = "FROM messages m JOIN sessions s ON s.id = m.session_id"
+_FROM = MESSAGES_FROM
 # The turn before, in the same session: embedded with the message as its context (see indexer).
 _PREVIOUS = ("(SELECT p.content FROM messages p WHERE p.session_id = m.session_id AND p.id < m.id"
-             " AND p.role IN ('user', 'assistant') AND (p.active = 1 OR p.compacted = 1)"
-             " ORDER BY p.id DESC LIMIT 1)")
+             f" AND {turn_sql('p')} ORDER BY p.id DESC LIMIT 1)")
 _IN_SCOPE = " AND m.session_id IN (SELECT value FROM json_each(?))"
 
 
@@ -91,8 +90,7 @@ def still_eligible(conn: sqlite3.Connection, ids: Sequence[int]) -> set[int]:
 
 
 # Backlog size (ids above the marker) up to which walking the id range beats walking the scope's
-# sessions. Measured on 100k messages in 200 sessions: range 0.09 ms when current, 2 ms at 1k,
-# 109 ms at 100k; by session index 14 ms when current, 234 ms when nothing is indexed.
+# sessions (benchmarks/README.md, "Constants chosen by measurement").
 _RANGE_WALK_LIMIT = 100_000
 
 

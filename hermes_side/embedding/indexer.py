@@ -307,7 +307,7 @@ class _Run:
         # (tried earlier) let a reply outrank the very message it quoted: on LoCoMo-zh the tool's
         # semantic msg@5 fell from 0.90 (message level) to 0.59 once grouped by conversation, and
         # cross-lingual questions matched the neighbour of their evidence turn. Answers to a
-        # question are pulled in after ranking instead (replies.py).
+        # question are pulled in after ranking instead (search/answers.py).
         wanted = {c.index: c.content_hash for c in chunks}
         todo = [c for c in chunks if existing.get(c.index) != c.content_hash]
         stale = [(message_id, i) for i, digest in existing.items() if wanted.get(i) != digest]

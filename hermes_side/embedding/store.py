@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..host.profile import profile_at
+from ..stores.migrations import migrate
 
 log = logging.getLogger(__name__)
 STORE_FILE = "embeddings.db"
@@ -117,7 +118,7 @@ def connect(home: Path) -> sqlite3.Connection:
     try:
         _ensure_wal(conn)
         conn.execute("PRAGMA synchronous=NORMAL")
-        _migrate(conn)
+        migrate(conn, _MIGRATIONS)
     except sqlite3.DatabaseError as exc:
         conn.close()
         if is_corruption(exc):
@@ -176,22 +177,6 @@ def _ensure_wal(conn: sqlite3.Connection, timeout: float = 30.0) -> None:
         if mode != "wal":
             log.warning("SQLite keeps journal_mode=%s for the embedding index (WAL refused)", mode)
             return
-
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    if conn.execute("PRAGMA user_version").fetchone()[0] >= len(_MIGRATIONS):
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        for number, sql in enumerate(_MIGRATIONS[version:], start=version + 1):
-            for statement in filter(str.strip, sql.split(";")):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number}")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def _ids_json(values: Iterable) -> str:

@@ -1,14 +1,12 @@
 """Vector encoding and the in-memory matrix that semantic search scans.
 
 Encoding: each unit vector is stored as a float32 scale plus int8 components (absmax per
-vector). Measured on 100k random 384-d unit vectors: max cosine error 0.0017, top-10 identical
-to float32, 39 MB instead of 154 MB.
+vector): a quarter of the memory of float32 at a cosine error below 0.002.
 
-Scanning: rows are converted to float32 in blocks of 4096 and scored with ``einsum``. We avoid
-BLAS here on purpose: OpenBLAS spreads each small product over its thread pool, and on a busy
-2-core machine those threads spin; measured 4096-row blocks took 184 ms through ``np.dot`` and
-11-27 ms through single-threaded ``einsum``. (float16 was rejected: numpy's float16->float32
-conversion measured 6x slower than int8->float32 here.)
+Scanning: rows are converted to float32 in cache-sized blocks (``_BLOCK``) and scored with
+``np.matmul`` (BLAS sgemv) block by block. The measurements behind both choices, and the
+alternatives dropped (einsum on bigger blocks, float16 storage), are in benchmarks/README.md,
+"Constants chosen by measurement".
 
 One :class:`VectorIndex` per (embeddings.db, fingerprint) lives for the process and follows the
 database incrementally: rows with a higher chunk id are appended; a bumped ``generation``
@@ -27,8 +25,7 @@ import numpy as np
 from . import store
 from .terms import TermIndex
 
-# Rows converted to float32 and scored at once: a 1.5 MB block stays in cache, and matmul (BLAS
-# sgemv) beats einsum on it — 100k×384 int8 rows in 14 ms vs 23 ms with 4096 rows and einsum.
+# Rows converted to float32 and scored at once: a 1.5 MB block stays in cache.
 _BLOCK = 1024
 _PAGE = 8192
 

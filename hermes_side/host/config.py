@@ -1,6 +1,6 @@
 """The profile's ``config.yaml`` and ``.env``, read in one place.
 
-Every setting of this plugin (the embedding section, the ``session_search`` switch, the Home
+Every setting of this plugin (the embedding section, the chat tool policy's switches, the Home
 folder for moves, whether a profile enabled the plugin) and every key in a ``.env`` (the recall
 API's, the embedding provider's) is read here, so each file has one parser and one answer to
 "what if it is broken": :class:`ConfigError`, which each caller turns into its own safe default.

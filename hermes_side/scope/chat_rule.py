@@ -52,11 +52,12 @@ def origin_of(session_id: str, rows: Mapping[str, Mapping[str, Any]], recorded: 
     ``recorded`` is session id → chat as the first-turn hook saw it (the api_server row keeps no
     session key). ``session_key``/``platform`` are the live turn's hints, used only when the row
     does not exist yet. Parents (compression, delegation, branches) lend their chat; once any
-    session on the way up is a chat session, the answer stays "chat".
+    session on the way up is a chat session, the answer stays "chat" — also for an operator's
+    session descended from one (a ``/branch`` of a chat session, filed under any project).
     """
     if not session_id:
         return _from_hints(None, session_key, platform)
-    is_chat, sid, seen = False, session_id, set()
+    is_chat, operator, sid, seen = False, False, session_id, set()
     while sid and sid not in seen:
         seen.add(sid)
         name = chat_from_session_id(sid)
@@ -66,18 +67,26 @@ def origin_of(session_id: str, rows: Mapping[str, Mapping[str, Any]], recorded: 
         if row is None:
             if sid == session_id:
                 return _from_hints(recorded.get(sid), session_key, platform)
-            break
+            break  # a parent we cannot read: it may have been a chat's
         source = row.get("source") or ""
         if source not in OPERATOR_SOURCES:  # Hermes writes them lower-case; anything else, normalise
             source = str(source).strip().lower()
         if source in OPERATOR_SOURCES:
-            return Origin(True, None) if is_chat else OPERATOR
-        name = (recorded.get(sid) or chat_from_row(source, row.get("chat_id"), row.get("chat_type"))
-                or chat_from_session_key(row.get("session_key")))
-        if name:
-            return Origin(True, name)
-        is_chat = is_chat or source not in INHERITING_SOURCES
+            if is_chat:
+                return Origin(True, None)
+            # Still walk up: the operator's ``/branch`` of a chat session is a ``cli`` row (parent
+            # link, ``_branched_from``) carrying that chat's transcript, and stays that chat's.
+            operator = True
+        else:
+            name = (recorded.get(sid) or chat_from_row(source, row.get("chat_id"), row.get("chat_type"))
+                    or chat_from_session_key(row.get("session_key")))
+            if name:
+                return Origin(True, name)
+            is_chat = is_chat or source not in INHERITING_SOURCES
         sid = row.get("parent_session_id")
+    else:  # reached the root: an operator's lineage with no chat session in it
+        if operator and not is_chat:
+            return OPERATOR
     return Origin(True, None)
 
 

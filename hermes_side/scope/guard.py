@@ -1,61 +1,59 @@
-"""Close the other door: Hermes' built-in ``session_search`` in chat sessions.
+"""The ``pre_tool_call`` guard: in a chat session, only the tools of the chat tool policy run.
 
-In 0.19.0 ``session_search`` searches every session of the profile (upstream issue #87779), so a
-group's agent could read every other chat. With this plugin loaded, a ``pre_tool_call`` hook
-blocks it in chat sessions (``chat_scope``) and points the agent at ``project_history_search``.
-CLI/TUI/desktop sessions keep it. The operator can turn the block off in config.yaml::
+Hermes asks every plugin's ``pre_tool_call`` hook before any tool runs — registry tools and the
+agent-loop ones (``session_search``, ``memory``, ``delegate_task``, ``todo``, ``clarify``) alike
+(``hermes_cli.plugins.resolve_pre_tool_block``). This hook answers ``{"action": "block",
+"message": <one sentence>}`` for a tool :mod:`tool_policy` does not allow in a chat session
+(``chat_rule``: api_server, messaging platforms, their subagents and compression children), and
+``None`` otherwise; CLI/TUI/desktop sessions keep every tool.
 
-    plugins:
-      project-history-recall:
-        block_session_search: false
-
-The hook fails closed: if it cannot tell what kind of session is asking, it blocks.
+It fails closed: Hermes treats a hook that raises as "no block", so every error here is caught
+and answered with a block; a session whose row does not exist and that carries no hint of where
+it comes from is treated as a chat; a config.yaml that does not parse means the default policy.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
-from ..host.config import plugin_enabled, plugin_section, read_config
-from ..host.profile import PLUGIN_KEY
+from ..host.config import ConfigError, read_config
 from ..stores import hermes_db
-from .chat_rule import origin_of
+from . import tool_policy
+from .chat_rule import OPERATOR_SOURCES, origin_of
 
 log = logging.getLogger(__name__)
 
-SWITCH = "block_session_search"
-TOOL = "session_search"
-BLOCKED = ("session_search is not available in group and chat conversations: it would search every "
-           "chat of this assistant. Use project_history_search instead; it searches this chat's project.")
+UNCLASSIFIED = ("{tool} is not available in group and private chats: this conversation could not be "
+                "identified, and the tool could read other chats' history.")
 
 
-def block_enabled(home: Path) -> bool:
-    """The operator's switch; anything but an explicit ``false`` (or an unreadable file) blocks."""
+def config_or_error(home: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """(the profile's config.yaml, None) — ``{}`` when there is none — or (None, why) when it
+    cannot be read or parsed: then Hermes itself loads no plugins from it (hermes_cli.plugins)."""
     try:
-        value = plugin_section(home, SWITCH)
-    except Exception:  # a broken config.yaml must not reopen the door
-        return True
-    return value is not False
+        return read_config(home), None
+    except ConfigError as exc:
+        return None, str(exc)
 
 
-def door_status(home: Path) -> dict[str, Any]:
-    """For ``hermes recall status``: is ``session_search`` blocked in chat sessions?"""
-    try:
-        read_config(home)
-    except Exception as exc:
-        return {"blocked_in_chats": True, "reason": f"{exc}; blocking"}
-    if not plugin_enabled(home):
-        return {"blocked_in_chats": False,
-                "reason": "plugin not enabled in this profile: Hermes' session_search reads every chat"}
-    if not block_enabled(home):
-        return {"blocked_in_chats": False,
-                "reason": f"turned off (plugins.{PLUGIN_KEY}.{SWITCH}: false): session_search reads every chat"}
-    return {"blocked_in_chats": True, "reason": "chat sessions get project_history_search only"}
+def chat_policy(home: Path) -> tuple[tool_policy.Settings, bool]:
+    """(the operator's switches, private addresses allowed) for the profile at ``home``; a config
+    that cannot be read gives the default, closed policy."""
+    config, _error = config_or_error(home)
+    return (tool_policy.settings_from(config),
+            tool_policy.private_urls_allowed(config, os.environ.get("HERMES_ALLOW_PRIVATE_URLS")))
 
 
 def is_chat_session(home: Path, session_id: str, session_key: str | None, platform: str | None) -> bool:
+    """Whether the session is a chat session; with no row and no hint at all, it is (fail closed).
+
+    Operator sessions always have their row by the time a tool runs (Hermes creates it before the
+    first model call) — a missing row with no session key and no operator platform is a chat's
+    gateway turn racing its own row, a row Hermes failed to write, or a caller naming no session.
+    """
     rows: dict[str, dict[str, Any]] = {}
     if session_id:
         try:
@@ -67,25 +65,32 @@ def is_chat_session(home: Path, session_id: str, session_key: str | None, platfo
                 rows = hermes_db.session_chain(conn, session_id)
             finally:
                 conn.close()
-    return origin_of(session_id, rows, {}, session_key=session_key, platform=platform).chat
+    origin = origin_of(session_id, rows, {}, session_key=session_key, platform=platform)
+    if origin.chat:
+        return True
+    if session_id in rows:
+        return False  # the row says operator
+    return not (platform and platform.strip().lower() in OPERATOR_SOURCES)
 
 
-def on_pre_tool_call(tool_name: str = "", session_id: str = "", **kwargs: Any) -> dict[str, str] | None:
-    if tool_name != TOOL:
-        return None
+def on_pre_tool_call(tool_name: str = "", args: Any = None, session_id: str = "",
+                     **kwargs: Any) -> dict[str, str] | None:
+    tool = str(tool_name or "")
     try:
         from gateway.session_context import get_session_env
 
         from ..host.profile import current_profile
 
         home = current_profile().home
-        if not block_enabled(home):
+        settings, private_urls = chat_policy(home)
+        message = tool_policy.decide(tool, args, settings, private_urls=private_urls)
+        if message is None:
             return None
         chat = is_chat_session(home, str(session_id or get_session_env("HERMES_SESSION_ID") or ""),
                                get_session_env("HERMES_SESSION_KEY") or None,
                                get_session_env("HERMES_SESSION_PLATFORM") or None)
     except Exception:  # Hermes treats a raising hook as "no block": decide here, closed
-        log.warning("project-history-recall: could not classify session %s; blocking session_search",
+        log.warning("project-history-recall: could not check tool %s for session %s; blocking", tool,
                     session_id, exc_info=True)
-        chat = True
-    return {"action": "block", "message": BLOCKED} if chat else None
+        return {"action": "block", "message": UNCLASSIFIED.format(tool=tool or "this tool")}
+    return {"action": "block", "message": message} if chat else None

@@ -18,13 +18,3 @@ def conversation_root(session_id: str, rows: Mapping[str, Mapping[str, Any]]) ->
             return current
         seen.add(parent_id)
         current = parent_id
-
-
-def group_conversations(rows: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
-    """Conversation root → its session ids, oldest first."""
-    members: dict[str, list[str]] = {}
-    for sid in rows:
-        members.setdefault(conversation_root(sid, rows), []).append(sid)
-    for ids in members.values():
-        ids.sort(key=lambda s: (rows[s].get("started_at") or 0, s))
-    return members

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from ..stores.messages import is_summary_text, message_text
@@ -58,13 +59,20 @@ def _has_calls(tool_calls: str | None) -> bool:
     return bool(tool_calls) and tool_calls.strip() not in ("", "[]", "null")
 
 
-def with_replies(conn: sqlite3.Connection, ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_replies(conn: sqlite3.Connection, ranked: list[dict[str, Any]],
+                 texts: Mapping[int, str] | None = None) -> list[dict[str, Any]]:
+    """Each of the top hits that asks something, followed by the turn that answered it. ``texts``:
+    the hits' texts the caller read already (message id → text); only the others are read here."""
     head = ranked[:EXPAND_TOP]
     if not head:
         return ranked
-    rows = conn.execute("SELECT id, content FROM messages WHERE id IN (SELECT value FROM json_each(?))",
-                        (json.dumps([h["message_id"] for h in head]),)).fetchall()
-    asking = {r[0] for r in rows if asks(message_text(r[1]))}
+    known = dict(texts or {})
+    missing = [h["message_id"] for h in head if h["message_id"] not in known]
+    if missing:
+        rows = conn.execute("SELECT id, content FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+                            (json.dumps(missing),)).fetchall()
+        known |= {r[0]: message_text(r[1]) for r in rows}
+    asking = {h["message_id"] for h in head if asks(known.get(h["message_id"], ""))}
     out: list[dict[str, Any]] = []
     placed: set[int] = set()
     for hit in head:

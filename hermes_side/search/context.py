@@ -2,7 +2,7 @@
 
 Shared by the recall API (``POST /context``, scope = the chat's bound project) and the agent tool
 ``project_history_open`` (scope = the calling session's project, exactly like
-``project_history_search``). The scope comes from ``SearchEngine.resolve_scope``, so whatever rule
+``project_history_search``). The scope comes from ``SearchEngine.scope_for``, so whatever rule
 seals a search seals an open too. A message outside that scope answers ``not_found`` — the same
 answer as a message that does not exist, so nothing about other projects can be probed.
 """
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..stores import hermes_db
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL, message_text
-from .engine import NO_CONTEXT, SearchEngine, SearchError, public_place
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM, message_text
+from .engine import NO_CONTEXT, Scope, SearchEngine, SearchError, public_place
 from .request import RequestError
 from .results import format_when
 
@@ -23,6 +23,7 @@ DEFAULT_TURNS, MAX_TURNS = 3, 10
 # A turn can be a whole file pasted into the chat; a window around a hit only needs its gist.
 TURN_CHARS = 1200
 NOT_FOUND = "message not found in this project"
+MAX_MESSAGE_ID = 2**63 - 1  # SQLite's INTEGER: a larger id cannot exist and cannot even be bound
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,9 @@ def parse_context_args(args: object, *, allowed_extra: tuple[str, ...] = ()) -> 
     if unknown:
         raise RequestError(f"unknown argument(s): {', '.join(unknown)[:200]}")
     mid = args.get("message_id")
-    if isinstance(mid, str) and mid.strip().isdigit():
+    if isinstance(mid, str) and mid.strip().isdigit() and len(mid.strip()) <= 19:
         mid = int(mid.strip())  # models often quote numbers
-    if isinstance(mid, bool) or not isinstance(mid, int) or mid <= 0:
+    if isinstance(mid, bool) or not isinstance(mid, int) or not 0 < mid <= MAX_MESSAGE_ID:
         raise RequestError("'message_id' is required: the message_id of a search result")
     return ContextRequest(mid, _count(args.get("before"), "before"), _count(args.get("after"), "after"))
 
@@ -67,25 +68,24 @@ def _turn(row: Any, hit_id: int) -> dict[str, Any]:
     return turn
 
 
-_SELECT = ("SELECT m.id, m.session_id, m.role, m.content, m.timestamp FROM messages m"
-           " JOIN sessions s ON s.id = m.session_id WHERE " + ELIGIBLE_MESSAGE_SQL)
+_SELECT = f"SELECT m.id, m.session_id, m.role, m.content, m.timestamp {MESSAGES_FROM} WHERE {ELIGIBLE_MESSAGE_SQL}"
 
 
 def open_context(engine: SearchEngine, req: ContextRequest, *, project: str | None = None,
-                 session_id: str | None = None, session_key: str | None = None,
-                 platform: str | None = None) -> dict[str, Any]:
+                 session_id: str | None = None, chat: str | None = None, session_key: str | None = None,
+                 platform: str | None = None, scope: Scope | None = None) -> dict[str, Any]:
     """The hit and up to ``before``/``after`` turns of its conversation around it.
 
-    ``project`` / ``session_id`` name the scope exactly as for ``SearchEngine.search``.
-    Raises ``SearchError`` (``not_found`` for anything outside the scope).
+    ``scope`` (or ``project`` / ``chat`` / ``session_id``) is the scope exactly as for
+    ``SearchEngine.search``. Raises ``SearchError`` (``not_found`` for anything outside the scope).
     """
     with engine.leased() as conn:
-        smap = engine.scope_map()
-        hints = {"session_key": session_key, "platform": platform}
-        if project is None and session_id and not engine.has_context(smap, session_id, **hints):
+        if scope is None:
+            scope = engine.scope_for(project=project, session_id=session_id, chat=chat,
+                                     session_key=session_key, platform=platform)
+        if scope.place is None:
             raise SearchError(f"{NOT_FOUND} ({NO_CONTEXT})", "not_found")
-        place, ids = engine.resolve_scope(smap, project=project, session_id=session_id, **hints)
-        in_scope = set(ids)
+        smap, place, in_scope = scope.smap, scope.place, set(scope.session_ids)
         hit = conn.execute(_SELECT + " AND m.id = ?", (req.message_id,)).fetchone()
         if hit is None or hit["session_id"] not in in_scope:
             raise SearchError(NOT_FOUND, "not_found")

@@ -24,11 +24,11 @@ from typing import Any
 from ..errors import RecallError
 from ..host import deps
 from ..host.profile import profile_name
-from ..scope.chat_rule import CHAT_UNBOUND, bound_project, refusal
+from ..scope.chat_rule import CHAT_UNBOUND, Origin, bound_project, refusal
 from ..scope.scope_map import ScopeCache, ScopeMap
 from ..stores import hermes_db
 from ..stores.messages import message_text
-from .answers import asks, reply_to, with_replies
+from .answers import EXPAND_TOP, asks, reply_to, with_replies
 from .conversations import in_period, lexical_order, named_period
 from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, ScopeMemo, keyword_search
@@ -51,12 +51,30 @@ class SearchError(RecallError):
     """A search that cannot run (no database, unknown project, a chat without a project)."""
 
 
+@dataclass(frozen=True)
+class Scope:
+    """Who asks and what they may read, resolved once at the edge of a surface (tool, API, CLI)
+    and passed down, so no layer below works it out again: the scope map it was read from, whether
+    the caller is a chat (sealed to its chat's project), the place, and the sessions to search."""
+
+    smap: ScopeMap
+    place: dict[str, Any] | None  # None: the calling session has no place to search from
+    session_ids: list[str]  # searchable sessions of the place, the caller's conversation removed
+    chat: bool = False
+    current: str | None = None  # the calling session, for a scope resolved from one
+
+    @property
+    def place_sessions(self) -> list[str]:
+        """Every session of the place (what the keyword side's scope statistics are kept for)."""
+        return self.smap.sessions_in(self.place) if self.place else []
+
+
 @dataclass
 class SemanticOutcome:
     status: str
     hits: list[tuple[int, str, float]] = field(default_factory=list)
     detail: str = ""
-    baselines: dict[str, float] = field(default_factory=dict)  # see embedding.semantic.SemanticHits
+    baselines: dict[str, float] = field(default_factory=dict)  # see search.semantic.SemanticHits
 
 
 def _semantic(home: Path, text: str, session_ids: Sequence[str], projects: Sequence[str],
@@ -192,70 +210,83 @@ class SearchEngine:
                 raise SearchError("session database not found", "no_db") from None
             raise
 
-    def resolve_scope(self, smap: ScopeMap, *, project: str | None = None, session_id: str | None = None,
-                      session_key: str | None = None, platform: str | None = None,
-                      ) -> tuple[dict[str, Any], list[str]]:
-        """(place, session ids to search); the current conversation is never searched.
+    def scope_for(self, *, project: str | None = None, session_id: str | None = None, chat: str | None = None,
+                  session_key: str | None = None, platform: str | None = None) -> Scope:
+        """The request's :class:`Scope`, read from one scope map: the one scope path of every surface."""
+        return self.scope_in(self.scope_map(), project=project, session_id=session_id, chat=chat,
+                             session_key=session_key, platform=platform)
 
-        The single scope path of every surface. A chat session (``chat_scope``) gets its chat's
-        bound project or a ``chat_unbound`` refusal — whatever its own cwd says. ``session_key``
-        and ``platform`` are the live turn's hints for a session whose row is not written yet.
-        """
+    def scope_in(self, smap: ScopeMap, *, project: str | None = None, session_id: str | None = None,
+                 chat: str | None = None, session_key: str | None = None, platform: str | None = None) -> Scope:
+        """A project's sessions (``project``), a chat's (``chat``: its bound project, or a
+        ``chat_unbound`` refusal), or those a session may search (``session_id``; the current
+        conversation is never searched). A chat *session* gets its chat's bound project whatever its
+        own cwd says (``chat_rule``); ``session_key`` and ``platform`` are the live turn's hints for
+        a session whose row is not written yet. A non-chat session without a recorded place gets
+        ``place=None``."""
+        if chat is not None:
+            place = self._bound_place(smap, Origin(True, chat))
+            return Scope(smap, place, self._searchable_in(smap, place, ()), chat=True)
         if project is not None:
             found = hermes_db.find_project(smap.projects, project)
             if found is None or found.get("archived"):
                 raise SearchError(f"project not found: {project}", "unknown_project")
             place = {"kind": "explicit", "id": found["id"], "name": found["name"]}
-            exclude: set[str] = set()
-        elif session_id:
-            origin = smap.origin(session_id, session_key=session_key, platform=platform)
-            if origin.chat:
-                found, reason = bound_project(origin, smap.bound, smap.projects)
-                if found is None:
-                    raise SearchError(refusal(reason), CHAT_UNBOUND)
-                place = {"kind": "explicit", "id": found["id"], "name": found["name"]}
-            else:
-                place = smap.place(session_id) or {"kind": "home"}
-            exclude = set(smap.conversation(session_id))
-        else:
+            return Scope(smap, place, self._searchable_in(smap, place, ()))
+        if not session_id:
             raise SearchError("no scope: give a project or a session", "bad_request")
-        ids = [sid for sid in smap.sessions_in(place) if sid not in exclude and self._searchable(smap, sid)]
-        return place, ids
+        origin = smap.origin(session_id, session_key=session_key, platform=platform)
+        if origin.chat:
+            place = self._bound_place(smap, origin)
+        elif self._has_place(smap, session_id):
+            place = smap.place(session_id) or {"kind": "home"}
+        else:
+            return Scope(smap, None, [], current=session_id)
+        return Scope(smap, place, self._searchable_in(smap, place, smap.conversation(session_id)),
+                     chat=origin.chat, current=session_id)
 
     @staticmethod
-    def _searchable(smap: ScopeMap, sid: str) -> bool:
-        row = smap.rows.get(sid) or {}
-        return not row.get("archived") and row.get("source") not in ("subagent", "tool")
+    def _bound_place(smap: ScopeMap, origin: Origin) -> dict[str, Any]:
+        found, reason = bound_project(origin, smap.bound, smap.projects)
+        if found is None:
+            raise SearchError(refusal(reason), CHAT_UNBOUND)
+        return {"kind": "explicit", "id": found["id"], "name": found["name"]}
 
     @staticmethod
-    def has_context(smap: ScopeMap, session_id: str, *, session_key: str | None = None,
-                    platform: str | None = None) -> bool:
-        """Whether the session has a place to search from. A chat session always has one to
-        resolve — its chat's binding — so it goes on to :meth:`resolve_scope` (bound or refused)."""
+    def _searchable_in(smap: ScopeMap, place: dict[str, Any], exclude: Sequence[str]) -> list[str]:
+        excluded = set(exclude)
+        return [sid for sid in smap.sessions_in(place) if sid not in excluded
+                and not (smap.rows.get(sid) or {}).get("archived")
+                and (smap.rows.get(sid) or {}).get("source") not in ("subagent", "tool")]
+
+    @staticmethod
+    def _has_place(smap: ScopeMap, session_id: str) -> bool:
+        """Whether a non-chat session has a place to search from: a recorded cwd or git root."""
         from ..scope.attribution import effective_place
 
-        if smap.origin(session_id, session_key=session_key, platform=platform).chat:
-            return True
         row = effective_place(session_id, smap.rows)
         return bool((row.get("cwd") or "").strip() or (row.get("git_repo_root") or "").strip())
 
     # -- ranking ------------------------------------------------------------------------
-    def rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
+    def rank(self, pq: ParsedQuery, mode: str, scope: Scope,
              req: SearchRequest) -> tuple[list[dict[str, Any]], str | None]:
-        ranked, outcome = self._rank(pq, mode, place, ids, req, concepts=translated(pq, mode).concepts)
+        ranked, outcome = self._rank(pq, mode, scope, req, concepts=translated(pq, mode).concepts)
         return ranked, outcome.status if outcome else None
 
-    def _rank(self, pq: ParsedQuery, mode: str, place: dict[str, Any], ids: Sequence[str],
-              req: SearchRequest, fetched: dict[int, dict[str, Any]] | None = None,
+    def _rank(self, pq: ParsedQuery, mode: str, scope: Scope, req: SearchRequest,
+              fetched: dict[int, dict[str, Any]] | None = None,
               concepts: Sequence[Concept] = (), conversations: list[tuple[list[str], float]] | None = None,
               coverage: list[float | None] | None = None) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
         """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status.
-        Messages read on the way (the keyword hits') are added to ``fetched`` for the caller.
+        Every message read on the way is added to ``fetched`` for the caller, so none is read twice.
         ``concepts``: the query's Chinese words with their English translations, searched as a
         keyword list of their own (translate.py). ``conversations`` receives the lexical
-        conversation lists (conversations.py) with their weights, in the modes that use words."""
+        conversation lists (conversations.py) with their weights, in the modes that use words;
+        ``coverage`` the share of the question the scope holds (relevance.scope_terms)."""
+        fetched = {} if fetched is None else fetched
+        place, ids = scope.place, scope.session_ids
         filters = Filters(ids, after=req.after, before=req.before)
-        keyword = self._keyword(pq, filters, place)
+        keyword = self._keyword(pq, filters, scope)
         kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
         english = english_query(pq, concepts) if mode != "semantic" else None
         status = None
@@ -269,7 +300,7 @@ class SearchEngine:
                 pending = _side_pool().submit(_semantic, *args)
             else:
                 outcome = _semantic(*args)
-        translated_kw = self._keyword(english, filters, place) if english else None
+        translated_kw = self._keyword(english, filters, scope) if english else None
         tr: list[Hit] = translated_kw.hits if translated_kw else []
         if pending is not None:
             outcome = pending.result()
@@ -287,9 +318,8 @@ class SearchEngine:
         cosine = {mid: score for mid, _, score in outcome.hits if mid in sem_ids} if outcome else {}
         weights = None
         if (kw and sem) or tr:
-            texts = self._messages([h.message_id for h in [*kw, *tr]])
-            if fetched is not None:
-                fetched.update(texts)
+            texts = fetched
+            texts |= self._messages([h.message_id for h in [*kw, *tr] if h.message_id not in texts])
             # The translated list counts by the English words it found (in Chinese history it
             # holds the few messages with a name or an English word, and must not count fully).
             weights = [keyword_list_weight([texts[h.message_id]["text"] for h in kw if h.message_id in texts],
@@ -302,7 +332,7 @@ class SearchEngine:
         if coverage is not None:
             coverage.append(self._coverage(keyword, pq, tr, concepts, fetched))
         if conversations is not None and mode != "semantic":
-            smap = self.scope_map()
+            smap = scope.smap
             n = len({smap.root_of.get(s, s) for s in ids})
             for result, weight in ((keyword if kw else None, weights[0] if weights else 1.0),
                                    (translated_kw, weights[1] if weights else 1.0)):
@@ -315,7 +345,9 @@ class SearchEngine:
             "cosine": cosine.get(mid),
             "score": score,
         } for mid, score in fused]
-        ranked = with_replies(self.connection(), ranked)
+        # The questions among the top hits are told by their text: read once, kept in ``fetched``.
+        fetched |= self._messages([h["message_id"] for h in ranked[:EXPAND_TOP] if h["message_id"] not in fetched])
+        ranked = with_replies(self.connection(), ranked, {mid: m["text"] for mid, m in fetched.items()})
         for hit in ranked:  # a pulled-in reply is judged by its own meaning where it has a score
             if "reply_to" in hit:
                 hit["cosine"] = cosine.get(hit["message_id"], hit["cosine"])
@@ -338,11 +370,11 @@ class SearchEngine:
             found = max(found, translated_coverage(joined, [c.english for c in concepts]))
         return found
 
-    def _keyword(self, pq: ParsedQuery, filters: Filters, place: dict[str, Any]) -> KeywordResult:
+    def _keyword(self, pq: ParsedQuery, filters: Filters, scope: Scope) -> KeywordResult:
         conn = self.connection()
         max_id = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
-        scope_ids, memo = self.scope_messages.scope(conn, self.scope_map().sessions_in(place), max_id)
-        return keyword_search(conn, pq, filters, scope_ids=scope_ids, total=max(1, max_id), limit=CANDIDATES,
+        scope_ids, memo = self.scope_messages.scope(conn, scope.place_sessions, max_id)
+        return keyword_search(conn, pq, filters, scope_ids=scope_ids, limit=CANDIDATES,
                               cache=memo)
 
     @staticmethod
@@ -391,40 +423,43 @@ class SearchEngine:
 
     def _rank_messages(self, query: str, mode: str, project: str | None, session_id: str | None,
                        limit: int) -> list[dict[str, Any]]:
-        smap = self.scope_map()
-        place, ids = self.resolve_scope(smap, project=project, session_id=session_id)
-        ranked, _ = self.rank(parse_query(query), mode, place, ids, SearchRequest(query=query, mode=mode))
+        scope = self.scope_for(project=project, session_id=session_id)
+        if scope.place is None:
+            return []
+        ranked, _ = self.rank(parse_query(query), mode, scope, SearchRequest(query=query, mode=mode))
         return ranked[:limit]
 
     def search(self, req: SearchRequest, *, project: str | None = None, session_id: str | None = None,
-               session_key: str | None = None, platform: str | None = None) -> dict[str, Any]:
-        """The tool's result object (seed §4.5). Raises ``SearchError`` for caller mistakes, a
-        refused chat (``chat_unbound``) and unreadable stores (``unavailable``)."""
-        with self.leased():
-            return self._search(req, project, session_id, {"session_key": session_key, "platform": platform})
-
-    def _search(self, req: SearchRequest, project: str | None, session_id: str | None,
-                hints: dict[str, str | None] | None = None) -> dict[str, Any]:
-        hints = hints or {}
+               chat: str | None = None, session_key: str | None = None, platform: str | None = None,
+               scope: Scope | None = None) -> dict[str, Any]:
+        """The tool's result object (seed §4.5), in ``scope`` when the surface resolved it already,
+        else in the one ``project``/``chat``/``session_id`` names. Raises ``SearchError`` for caller
+        mistakes, a refused chat (``chat_unbound``) and unreadable stores (``unavailable``)."""
         try:
             pq = parse_query(req.query)
         except QueryError as exc:
             raise SearchError(str(exc), exc.code) from None
-        smap = self.scope_map()
-        if project is None and session_id and not self.has_context(smap, session_id, **hints):
+        with self.leased():
+            if scope is None:
+                scope = self.scope_for(project=project, session_id=session_id, chat=chat,
+                                       session_key=session_key, platform=platform)
+            return self._search(req, pq, scope)
+
+    def _search(self, req: SearchRequest, pq: ParsedQuery, scope: Scope) -> dict[str, Any]:
+        smap, place, ids = scope.smap, scope.place, scope.session_ids
+        if place is None:
             return {"success": True, "mode": req.mode, "project": {"kind": "home"}, "results": [],
                     "message": NO_CONTEXT, "sessions_in_scope": 0}
-        place, ids = self.resolve_scope(smap, project=project, session_id=session_id, **hints)
-        in_scope = len({smap.root_of.get(s, s) for s in ids}) + (1 if session_id and project is None else 0)
+        in_scope = len({smap.root_of.get(s, s) for s in ids}) + (1 if scope.current else 0)
         base = {"success": True, "mode": req.mode, "project": public_place(place, smap.projects)}
         if not ids:
-            return {**base, "results": [], "message": NO_OTHERS if session_id else "No sessions in this project",
+            return {**base, "results": [], "message": NO_OTHERS if scope.current else "No sessions in this project",
                     "sessions_in_scope": in_scope}
         messages: dict[int, dict[str, Any]] = {}
         translation = translated(pq, req.mode)
         lists: list[tuple[list[str], float]] = []
         coverage: list[float | None] = []
-        ranked, outcome = self._rank(pq, req.mode, place, ids, req, messages, translation.concepts, lists, coverage)
+        ranked, outcome = self._rank(pq, req.mode, scope, req, messages, translation.concepts, lists, coverage)
         status = outcome.status if outcome else None
         messages |= self._messages([h["message_id"] for h in ranked if h["message_id"] not in messages])
         relevant = self._relevant(ranked, messages, pq, outcome.baselines if outcome else {}, translation.concepts,
@@ -512,9 +547,8 @@ _engines: dict[str, SearchEngine] = {}
 _engines_lock = threading.Lock()
 
 
-def engine_for(home: Path, profile: str | None = None) -> SearchEngine:
-    """The engine of the profile at ``home``. Its profile label (consent records) comes from the
-    home itself (``profile.py``); ``profile`` is accepted for older callers and not used."""
+def engine_for(home: Path) -> SearchEngine:
+    """The engine of the profile at ``home`` (its profile name comes from the home, profile.py)."""
     key = str(Path(home).resolve())
     with _engines_lock:
         if key not in _engines:

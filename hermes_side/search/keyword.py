@@ -12,9 +12,14 @@ common word in a 1M-message state.db (architecture.md measured the same). Instea
    ``messages_fts_trigram`` for its newest matching rowids (capped, no ranking, so cheap), kept
    if they lie in the scope; CJK pieces of 1–2 characters, which no Hermes index can find, are
    looked for in the scope's newest messages;
-3. ranking: Okapi BM25 in Python over those candidates — CJK terms weighed by how many of the
-   scope's messages hold them, Latin words by the whole profile's FTS counts — at most a few hits
-   per conversation so one chatty conversation cannot crowd out the others.
+3. ranking: Okapi BM25 in Python over those candidates, every term weighed by how many of the
+   scope's messages hold it — at most a few hits per conversation so one chatty conversation
+   cannot crowd out the others.
+
+Every statistic that weighs a term (document frequencies, the collection size, which words are
+"common", which terms of a long query are kept) is counted over the scope alone, never over the
+profile: a chat reads only its project, and weights counted over other chats would let it learn,
+from the order of messages it planted itself, whether a word occurs in them (issue 15 §4).
 
 Every statement has a fixed shape: lists travel as one JSON parameter (``json_each``), so a long
 query never grows an SQL expression.
@@ -22,7 +27,6 @@ query never grows an SQL expression.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
@@ -34,13 +38,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..stores.messages import ELIGIBLE_MESSAGE_SQL, message_text
+from ..stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM, message_text
 from .query import CJK_CHAR, MAX_TERMS, ParsedQuery, bigrams, cjk_runs, fold, fts_quote, like_pattern, trigrams
 
 log = logging.getLogger(__name__)
 
-# Measured on a 1M-message state.db (100k-message scope): budget 10k / 200 candidates gave keyword
-# p95 33 ms, 6k / 120 gave 22 ms, with planted facts found in the top 3 for 97 vs 96 of 108 queries.
+# Budget and candidates: as fast as recall allows on a 1M-message profile (benchmarks/README.md,
+# "Constants chosen by measurement").
 ROWID_BUDGET = 6_000  # newest matching rowids fetched over all FTS probes of a query
 MIN_PER_PROBE = 500
 SCAN_SCOPE_MAX = 3000  # scopes up to this many messages are scored whole (read at call time)
@@ -57,9 +61,6 @@ WINDOW_NEEDLE_TERMS = 8  # 1–2 character CJK pieces looked for in a big scope'
 STATS_SAMPLE = 2000  # newest scope messages whose document frequencies stand for a big scope
 STATS_REFRESH = 1.25  # rebuild those statistics when the scope has grown by a quarter
 K1, B, AVG_TOKENS = 1.2, 0.75, 30.0
-PROFILE_WORD_IDF = True  # weigh Latin words by the whole profile (see _profile_word_idf)
-WORD_COUNTS_MAX = 4096  # words whose profile counts a scope's memo keeps
-PROFILE_COUNT_CAP = 300  # LoCoMo dev: the same msg@1 as 1000 or uncapped; cheaper on a 1M profile
 # A word the stemmer leaves whole ("deploy") still finds its inflections ("deploying", "deployed"):
 # LoCoMo dev keyword msg@1 0.326 → 0.342, msg@5 0.450 → 0.464; about 1 ms more per query on 1M.
 INFLECT_UNSTEMMED = True
@@ -287,8 +288,6 @@ class ScopeMemo:
     id_set: frozenset[int] = frozenset()
     id_set_len: int = -1
     stats: ScopeStats | None = None
-    # Profile-wide FTS counts of words (see _profile_word_idf): word → (count, profile size then).
-    word_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def _scope_id_set(cache: ScopeMemo, scope_ids: Sequence[int]) -> frozenset[int]:
@@ -329,7 +328,7 @@ def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
         params = [*params, json.dumps(list(needles[0])), json.dumps([like_pattern(x) for x in needles[1]]),
                   json.dumps(list(needles[1]))]
     return conn.execute(
-        f"SELECT m.id, m.session_id, m.content FROM messages m JOIN sessions s ON s.id = m.session_id"
+        f"SELECT m.id, m.session_id, m.content {MESSAGES_FROM}"
         f" WHERE m.id IN (SELECT value FROM json_each(?)) AND {where}{extra}",
         [json.dumps(list(ids)), *params]).fetchall()
 
@@ -401,7 +400,7 @@ def _dropped(terms: Sequence[Term]) -> tuple[str, ...]:
 
 
 # -- the two paths -------------------------------------------------------------------------
-def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, total: int, limit: int,
+def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, limit: int,
           cache: ScopeMemo) -> KeywordResult:
     """Score the scope's newest messages directly: small scopes, or no usable FTS. Only messages
     containing a term are read; document frequencies come from the window itself, or for a query
@@ -418,38 +417,15 @@ def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, t
         docs = _read(conn, window, filters, Matcher(terms), _needles(_rarest(terms, stats.df_of, SCAN_NEEDLE_TERMS)))
         share = {t: stats.share(t) for t in terms}
     kept, common = _drop_common(terms, share, len(window))
-    idf = {t: _idf(share[t] * total, total) for t in kept}  # the scope's frequency, projected to the profile
-    if PROFILE_WORD_IDF:
-        try:
-            idf |= _profile_word_idf(conn, [t for t in kept if t.kind == "word"], total, cache)
-        except sqlite3.OperationalError as exc:  # no FTS table: the scope's own counts stand
-            log.info("FTS count failed (%s); weighing words by the scope alone", exc)
+    idf = _scope_idf(kept, share, len(scope_ids))
     return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped), docs, frozenset(idf))
 
 
-def _profile_word_idf(conn: sqlite3.Connection, words: Sequence[Term], total: int,
-                      cache: ScopeMemo | None = None) -> dict[Term, float]:
-    """Each word's weight from how many messages of the whole profile hold it, counted up to
-    ``PROFILE_COUNT_CAP`` (a full count means "at least this many"): the profile is a larger sample
-    of the language than one scope (LoCoMo dev, English: msg@1 0.307 → 0.326). A count is reused
-    until the profile has grown by a quarter (``STATS_REFRESH``): words recur across questions
-    ("decide", and the translations of 决定), and each count is an FTS query over the profile."""
-    out = {}
-    for term in words:
-        fts = term.fts()
-        with cache.lock if cache else contextlib.nullcontext():
-            known = cache.word_counts.get(fts) if cache else None
-        if known is not None and total <= known[1] * STATS_REFRESH:
-            n = known[0]
-        else:
-            n = len(_fts_rowids(conn, "messages_fts", fts, PROFILE_COUNT_CAP))
-            if cache is not None:
-                with cache.lock:
-                    if len(cache.word_counts) >= WORD_COUNTS_MAX:
-                        cache.word_counts.clear()
-                    cache.word_counts[fts] = (n, total)
-        out[term] = _idf(n * (4 if n >= PROFILE_COUNT_CAP else 1), total)
-    return out
+def _scope_idf(terms: Sequence[Term], share: dict[Term, float], size: int) -> dict[Term, float]:
+    """BM25 weights from the scope alone: each term's share of the scope's messages, over the
+    scope's size (see the module docstring: nothing counted outside the scope shapes a ranking)."""
+    size = max(1, size)
+    return {t: _idf(share[t] * size, size) for t in terms}
 
 
 def _probes(query: ParsedQuery, terms: list[Term]) -> list[tuple[str, str, tuple[Term, ...]]]:
@@ -471,21 +447,17 @@ def _probes(query: ParsedQuery, terms: list[Term]) -> list[tuple[str, str, tuple
     return probes
 
 
-def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], filters: Filters, total: int,
+def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], filters: Filters,
          limit: int, cache: ScopeMemo) -> KeywordResult:
     stats = _scope_stats(cache, conn, scope_ids, filters)
     terms, dropped = select_terms(terms, stats.df_of)
     share = {t: stats.share(t) for t in terms}
     kept, common = _drop_common(terms, share, len(scope_ids))
-    idf = {t: _idf(share[t] * total, total) for t in kept}
+    idf = _scope_idf(kept, share, len(scope_ids))
     probes = [p for p in _probes(query, kept) if not p[2] or set(p[2]) & set(idf)]
     cap = max(MIN_PER_PROBE, ROWID_BUDGET // max(1, len(probes)))
     in_scope = _scope_id_set(cache, scope_ids)
     found = [(holds, _fts_rowids(conn, table, match, cap)) for table, match, holds in probes]
-    if PROFILE_WORD_IDF:  # as in _profile_word_idf, from the lists just fetched
-        for holds, rowids in found:
-            if len(holds) == 1 and holds[0].kind == "word":
-                idf[holds[0]] = _idf(len(rowids) * (4 if len(rowids) >= cap else 1), total)
     floor = min(idf.values(), default=1.0)
     prescore: dict[int, float] = {}
     for holds, rowids in found:
@@ -505,7 +477,7 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
 
 
 def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *,
-                   scope_ids: Sequence[int], total: int, limit: int = 50, cache: ScopeMemo | None = None,
+                   scope_ids: Sequence[int], limit: int = 50, cache: ScopeMemo | None = None,
                    scan_max: int | None = None) -> KeywordResult:
     """Best-first hits; ``scope_ids`` are the sorted message ids of the scope's sessions.
 
@@ -518,11 +490,11 @@ def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filter
     cache = cache if cache is not None else ScopeMemo()
     threshold = SCAN_SCOPE_MAX if scan_max is None else scan_max
     if len(scope_ids) <= threshold:
-        return _scan(conn, scope_ids, terms, filters, total, limit, cache)
+        return _scan(conn, scope_ids, terms, filters, limit, cache)
     try:
-        return _fts(conn, query, scope_ids, terms, filters, total, limit, cache)
+        return _fts(conn, query, scope_ids, terms, filters, limit, cache)
     except sqlite3.OperationalError as exc:
         # A malformed MATCH or an FTS table this Hermes lacks must not cost the answer.
         log.info("FTS query failed (%s); scanning recent messages instead", exc)
-        return _scan(conn, scope_ids, terms, filters, total, limit, cache)
+        return _scan(conn, scope_ids, terms, filters, limit, cache)
 

@@ -3,7 +3,7 @@
 Two signals, both cheap at result time:
 
 - meaning: the query–message cosine minus the query's best cosine against small talk in the
-  message's script (``embedding.semantic.NULL_PASSAGES``), only for hits the semantic half returned.
+  message's script (``search.semantic.NULL_PASSAGES``), only for hits the semantic half returned.
   Raw e5 cosines say little alone: unrelated Chinese text scores ~0.85 against a Chinese query,
   unrelated English ~0.75 against an English one;
 - words: the share of the query's content words found in the message (folded substring match,

@@ -10,8 +10,11 @@ from datetime import datetime
 from ..errors import RecallError
 from .query import MAX_QUERY_CHARS
 
+# The bot validates with the same values (tests/nonebot/test_shared_constants.py holds them equal).
 MODES = ("hybrid", "keyword", "semantic")
-DEFAULT_LIMIT, MAX_LIMIT = 3, 10
+DEFAULT_MODE = MODES[0]
+MIN_LIMIT, DEFAULT_LIMIT, MAX_LIMIT = 1, 3, 10
+_BAD_LIMIT = f"'limit' must be a number from {MIN_LIMIT} to {MAX_LIMIT}"
 _RELATIVE = re.compile(r"^\s*(\d{1,5})\s*([hdwm])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400}
 
@@ -49,12 +52,12 @@ def coerce_limit(value: object) -> int:
     if value is None:
         return DEFAULT_LIMIT
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise RequestError("'limit' must be a number from 1 to 10")
+        raise RequestError(_BAD_LIMIT)
     try:
         number = int(float(value))
     except (TypeError, ValueError, OverflowError):
-        raise RequestError("'limit' must be a number from 1 to 10") from None
-    return max(1, min(MAX_LIMIT, number))
+        raise RequestError(_BAD_LIMIT) from None
+    return max(MIN_LIMIT, min(MAX_LIMIT, number))
 
 
 def parse_search_args(args: object, *, allowed_extra: tuple[str, ...] = (),
@@ -73,7 +76,7 @@ def parse_search_args(args: object, *, allowed_extra: tuple[str, ...] = (),
                            code="query_too_long")
     if not query.strip() or not query.replace("\x00", "").strip():
         raise RequestError("'query' is empty — say what to look for")
-    mode = args.get("mode") or "hybrid"
+    mode = args.get("mode") or DEFAULT_MODE
     if mode not in MODES:
         raise RequestError(f"'mode' must be one of {', '.join(MODES)}")
     now = time.time() if now is None else now

@@ -127,3 +127,25 @@ def result_row(hit: Mapping[str, Any], message: Mapping[str, Any], title: str | 
         row["more"] = [{"message_id": m["message_id"], "role": m.get("role", ""),
                         "snippet": make_snippet(m.get("text", ""), terms, width=ANSWER_CHARS)} for m in more]
     return row
+
+
+def render_search(result: dict[str, Any]) -> str:
+    """A search result as the terminal shows it (``hermes recall search``, the demo)."""
+    project = result.get("project") or {}
+    name = project.get("name") or project.get("key") or project.get("kind", "")
+    levels = [(row.get("relevance") or {}).get("level") for row in result["results"]]
+    weak = levels.count("low")
+    lines = [f"{name}: {len(levels) - weak} related, {weak} weak result(s), {result.get('sessions_in_scope', 0)} "
+             f"conversation(s) in scope" + (f", semantic {result['semantic_status']}"
+                                            if "semantic_status" in result else "")]
+    if result.get("message"):
+        lines.append(result["message"])
+    for key in ("notice", "semantic_detail", "translation_detail"):  # what was not searched, and why
+        if result.get(key):
+            lines.append(f"note: {result[key]}")
+    for n, row in enumerate(result["results"], 1):
+        level = (row.get("relevance") or {}).get("level") or "-"
+        lines.append(f"{n}. [{level}] {row['title'] or '(untitled)'}  [{row['when']}]  {row['link']}"
+                     f"  ({row['score_source']})")
+        lines.append(f"   {row['snippet']}")
+    return "\n".join(lines)

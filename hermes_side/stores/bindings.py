@@ -12,33 +12,34 @@ import hashlib
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import closing, contextmanager, suppress
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..host import locks
 from ..host.profile import profile_at
 from . import hermes_db
+from .migrations import migrate
 
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None  # type: ignore[assignment]
-    import msvcrt
-
-SCHEMA = [
-    """CREATE TABLE IF NOT EXISTS bindings (
+# Numbered, append-only (stores/migrations.py); never edit one that shipped, add the next.
+MIGRATIONS: tuple[str, ...] = (
+    # 1: bindings and the sessions seen per chat. IF NOT EXISTS: stores made before migrations
+    # were numbered already hold these tables at user_version 0.
+    """
+    CREATE TABLE IF NOT EXISTS bindings (
         chat TEXT PRIMARY KEY,
         state TEXT NOT NULL CHECK (state IN ('bound', 'home')),
         project_id TEXT,
         updated_at REAL NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS chat_sessions (
+    );
+    CREATE TABLE IF NOT EXISTS chat_sessions (
         session_id TEXT PRIMARY KEY,
         chat TEXT NOT NULL,
         first_seen REAL NOT NULL
-    )""",
-    "CREATE INDEX IF NOT EXISTS chat_sessions_by_chat ON chat_sessions(chat)",
-]
+    );
+    CREATE INDEX IF NOT EXISTS chat_sessions_by_chat ON chat_sessions(chat)
+    """,
+)
 LOCK_WAIT = 30.0  # seconds a placement or a /move waits for another one on the same chat
 
 
@@ -55,9 +56,12 @@ def connect(home: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=10, isolation_level=None)
     conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA journal_mode=WAL")
-    for stmt in SCHEMA:
-        conn.execute(stmt)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        migrate(conn, MIGRATIONS)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -147,31 +151,7 @@ def chat_lock(home: Path, chat: str, timeout: float | None = None) -> Iterator[N
     process; without this a hook that read the old binding could write a new session into the
     old project after the move finished. An OS file lock: the kernel drops it if a holder dies.
     """
-    locks = plugin_dir(home) / "locks"
-    locks.mkdir(parents=True, exist_ok=True)
     name = hashlib.blake2b(chat.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
-    with open(locks / f"{name}.lock", "a+b") as fh:
-        deadline = time.monotonic() + (LOCK_WAIT if timeout is None else timeout)
-        while not _try_lock(fh):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"chat {chat} is busy")
-            time.sleep(0.02)
-        try:
-            yield
-        finally:
-            with suppress(OSError):
-                if fcntl is not None:
-                    fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-                else:
-                    msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
-
-
-def _try_lock(fh) -> bool:
-    try:
-        if fcntl is not None:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        else:
-            msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
-    except OSError:
-        return False
-    return True
+    with locks.hold(plugin_dir(home) / "locks" / f"{name}.lock", wait=LOCK_WAIT if timeout is None else timeout,
+                    busy=TimeoutError(f"chat {chat} is busy"), poll=0.02):
+        yield

@@ -15,17 +15,32 @@ EXCLUDED_SOURCES: tuple[str, ...] = ("subagent", "tool")
 # would return every compacted conversation twice.
 SUMMARY_PREFIXES: tuple[str, ...] = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
 
-# SQL predicate over ``messages m`` and ``sessions s``: live or compaction-archived user/assistant
-# rows with text, in sessions that are neither archived nor machinery. Rewound rows
-# (active=0 AND compacted=0) are what the user took back, so they never count.
+
+
+def turn_sql(alias: str = "m") -> str:
+    """SQL predicate over the messages row ``alias``: a user or assistant turn that is live or
+    compaction-archived. Rewound rows (active=0 AND compacted=0) are what the user took back, so
+    they never count — not as history, nor as the turn before or after a hit."""
+    col = f"{alias}." if alias else ""
+    return f"{col}role IN ('user', 'assistant') AND ({col}active = 1 OR {col}compacted = 1)"
+
+
+# The rows ELIGIBLE_MESSAGE_SQL is written over.
+MESSAGES_FROM = "FROM messages m JOIN sessions s ON s.id = m.session_id"
+
+
+def _sql_list(values: tuple[str, ...]) -> str:
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+
+
+# SQL predicate over ``messages m`` and ``sessions s``: turns (``turn_sql``) with text that are no
+# compaction summary, in sessions that are neither archived nor machinery.
 ELIGIBLE_MESSAGE_SQL = (
-    "m.role IN ('user', 'assistant')"
-    " AND (m.active = 1 OR m.compacted = 1)"
-    " AND m.content IS NOT NULL AND m.content != ''"
-    " AND m.content NOT LIKE '[CONTEXT COMPACTION%'"
-    " AND m.content NOT LIKE '[CONTEXT SUMMARY]:%'"
-    " AND COALESCE(s.archived, 0) = 0"
-    " AND COALESCE(s.source, '') NOT IN ('subagent', 'tool')"
+    turn_sql("m")
+    + " AND m.content IS NOT NULL AND m.content != ''"
+    + "".join(f" AND m.content NOT LIKE '{prefix}%'" for prefix in SUMMARY_PREFIXES)
+    + " AND COALESCE(s.archived, 0) = 0"
+    + f" AND COALESCE(s.source, '') NOT IN ({_sql_list(EXCLUDED_SOURCES)})"
 )
 
 _MULTIMODAL_PREFIX = "\x00json:"

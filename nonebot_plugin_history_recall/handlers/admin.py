@@ -3,8 +3,10 @@
 Like nonebot-plugin-hermes' ``/hermes-status``: only admins get an answer — ``{adapter}:{user_id}``
 entries of ``history_recall_admin_users`` and NoneBot's ``SUPERUSERS``; with the opt-in
 ``history_recall_group_admins_can_move`` also a group's owner and admins, for ``/move`` in that
-group. Everyone else gets silence (logged at DEBUG), so the commands do not reveal that they exist;
-``block=True`` still keeps the text away from chat handlers with a lower priority.
+group — and only to the projects the operator listed for it (``move_projects`` of its routing entry;
+``/move`` alone shows them only those). The recall API cannot tell who asked (the bot holds the key),
+so the bot is where that policy lives. Everyone else gets silence (logged at DEBUG), so the commands
+do not reveal that they exist; ``block=True`` still keeps the text away from chat handlers with a lower priority.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from .. import client
 from ..bindings import forget_pending
 from ..client import LOG_PREFIX, ApiResult
 from ..outbound import send_reply
-from ..render import MOVE_IN_GROUP, move_usage, render_move, render_projects, render_status
-from ..routing import resolve_endpoint
+from ..render import MOVE_IN_GROUP, move_usage, render_move, render_move_not_allowed, render_projects, render_status
+from ..routing import Endpoint, find_project, group_admin_projects, resolve_endpoint
 from .common import COMMAND_PRIORITY, ChatContext, chat_context, command_prefix
 
 _ADMIN_COMMAND = {
@@ -57,7 +59,25 @@ async def _list_projects(ctx: ChatContext, chat: str) -> str:
     projects, binding = await asyncio.gather(client.projects(endpoint), client.get_binding(endpoint, chat))
     if not projects.ok:
         return projects.error
-    return render_projects(projects.data or {}, binding.data, command_prefix())
+    data = projects.data or {}
+    if not ctx.is_admin:  # the group's own admin: only what the operator opened to this group
+        allowed = group_admin_projects(list(data.get("projects") or []), endpoint.move_projects)
+        if not allowed:
+            return render_move_not_allowed([], command_prefix())
+        data = {**data, "projects": allowed}
+    return render_projects(data, binding.data, command_prefix())
+
+
+async def _group_admin_target(endpoint: Endpoint, ref: str) -> tuple[str | None, str]:
+    """(the project id a group's own admin may move the group to, "") or (None, the reply)."""
+    projects = await client.projects(endpoint)
+    if not projects.ok:
+        return None, projects.error
+    allowed = group_admin_projects(list((projects.data or {}).get("projects") or []), endpoint.move_projects)
+    project = find_project(allowed, ref)
+    if project is None:
+        return None, render_move_not_allowed(allowed, command_prefix())
+    return str(project["id"]), ""  # by id: the server moves to exactly the project that was checked
 
 
 @move_cmd.handle()
@@ -78,7 +98,15 @@ async def handle_move(bot: Bot, event: Event, arp: Arparma) -> None:
         await move_cmd.finish()
 
     endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
-    result = await client.move_chat(endpoint, ctx.chat, "" if home else project)
+    target = "" if home else project
+    if not ctx.is_admin and not home:  # --home only unlinks the group itself: always allowed
+        checked, refusal = await _group_admin_target(endpoint, project)
+        if checked is None:
+            logger.info(f"{LOG_PREFIX} {ctx.who} may not move {ctx.chat} to {project!r} (not in its move_projects)")
+            await send_reply(refusal)
+            await move_cmd.finish()
+        target = checked
+    result = await client.move_chat(endpoint, ctx.chat, target)
     if not result.ok:
         await send_reply(result.error)
         await move_cmd.finish()

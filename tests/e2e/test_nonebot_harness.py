@@ -15,6 +15,8 @@ import pytest
 from tests.e2e.nonebot_proc import NoneBotProcess, free_port
 from tests.e2e.onebot import FakeOneBot
 
+pytestmark = pytest.mark.slow  # real processes or load: scripts/test.sh --fast skips it
+
 ADMIN, MEMBER, GROUP = 10001, 10002, 20002
 
 

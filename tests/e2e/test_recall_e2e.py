@@ -21,6 +21,8 @@ from tests.e2e.nonebot_proc import NoneBotProcess
 from tests.e2e.onebot import Action, FakeOneBot
 from tests.e2e.recall_proc import RecallServer
 
+pytestmark = pytest.mark.slow  # real processes or load: scripts/test.sh --fast skips it
+
 KEY = "e2e-recall-api-key-0123456789"
 ADMIN, MEMBER, SUPERUSER = 10001, 10002, 10003  # SUPERUSER is in NoneBot's SUPERUSERS only
 GROUP_A, GROUP_B = 111111, 222222

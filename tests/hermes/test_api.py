@@ -169,7 +169,8 @@ def test_no_get_creates_a_file(groups):
 @pytest.mark.parametrize("body, code", [
     ({"query": "x", "project": "nope"}, "unknown_project"),
     ({"query": "", "project": "alpha"}, "bad_request"),
-    ({"query": "x" * 100_000, "project": "alpha"}, "query_too_long"),
+    ({"query": "x" * 5_000, "project": "alpha"}, "query_too_long"),
+    ({"query": "x" * 100_000, "project": "alpha"}, "body_too_large"),
     ({"query": "x", "project": "alpha", "chat": "onebotv11:1"}, "bad_request"),
     ({"query": "x", "chat": "../../etc"}, "bad_request"),
     ({"query": "x", "project": "alpha", "limit": "many"}, "bad_request"),

@@ -19,6 +19,8 @@ from hermes_side.search.engine import MAX_CONCURRENT
 from tests.e2e.recall_proc import RecallServer
 from tests.hermes.embedding.helpers import _fake_vector
 
+pytestmark = pytest.mark.slow  # real processes or load: scripts/test.sh --fast skips it
+
 KEY = "saturation-test-key-0123456789"
 SEARCHES = 16  # more than the server's worker threads (8)
 

@@ -207,6 +207,7 @@ class TestAttributionEndToEnd:
     def search(self, sid: str, query: str) -> dict:
         return call_tool("project_history_search", {"query": query, "mode": "keyword"}, sid)
 
+    @pytest.mark.slow
     def test_rotated_child_without_cwd_searches_its_ancestors_project(self, world, loaded_plugin):
         repo = world.folder("hermes")
         pid = world.project("Hermes", repo)
@@ -220,6 +221,7 @@ class TestAttributionEndToEnd:
         assert out["project"]["id"] == pid
         assert len(out["results"]) == 1 and "websocket" in out["results"][0]["snippet"]
 
+    @pytest.mark.slow
     def test_repo_root_comes_from_git_when_hermes_recorded_none(self, world, loaded_plugin):
         repo = world.repo("tool")
         sub = world.folder("tool/src/deep")

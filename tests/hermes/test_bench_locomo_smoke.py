@@ -31,10 +31,10 @@ def _shared(name: str) -> Path:
 DATA_DIR = _shared("locomo-dev")
 ZH_DIR = _shared("locomo-zh-dev")
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not (DATA_DIR / f"{CONV}.json").is_file(),
     reason=f"LoCoMo dev data not available at {DATA_DIR} (research data, not shipped with the repo)",
-)
+)]
 
 
 def _load_module():

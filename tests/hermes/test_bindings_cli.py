@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from hermes_side.api.app import create_app
@@ -24,6 +25,7 @@ def _hermes(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(hermes), "recall", *args], env=env, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_bindings_lists_every_linked_chat_with_its_project(world, loaded_plugin):
     alpha_dir = world.folder("alpha")
     world.project("Alpha", alpha_dir)
@@ -48,6 +50,7 @@ def test_bindings_lists_every_linked_chat_with_its_project(world, loaded_plugin)
     assert lines[1].startswith("telegram:-100200") and "Home" in lines[1]
 
 
+@pytest.mark.slow
 def test_bindings_without_any_link_says_how_to_make_one(world, loaded_plugin):
     out = _hermes(world.home, "bindings")
     assert out.returncode == 0, out.stderr

@@ -30,7 +30,9 @@ from hermes_side.embedding.providers import fingerprint_for
 from hermes_side.search.engine import SearchEngine
 from hermes_side.search.request import parse_search_args
 from hermes_side.stores.hermes_db import ro_uri
-from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL
+from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM
+
+pytestmark = pytest.mark.slow  # real processes or load: scripts/test.sh --fast skips it
 
 PLUGIN_CONFIG = "plugins:\n  enabled: [project-history-recall]\n"
 RATE = 20.0  # messages per second, as the issue asks
@@ -141,7 +143,7 @@ def _eligible_ids(home: Path) -> set[int]:
     conn = _ro(home / "state.db")
     try:
         return {r[0] for r in conn.execute(
-            f"SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id WHERE {ELIGIBLE_MESSAGE_SQL}")}
+            f"SELECT m.id {MESSAGES_FROM} WHERE {ELIGIBLE_MESSAGE_SQL}")}
     finally:
         conn.close()
 
@@ -242,7 +244,7 @@ def test_searches_and_index_runs_during_20_writes_per_second(world, background, 
             run, pause = 0, 0.3
             while not finished.wait(pause) and run < 40:
                 if run % 2 == 0:
-                    sids = engine.resolve_scope(engine.scope_map(), project=pid)[1]
+                    sids = engine.scope_for(project=pid).session_ids
                     stats = build_index(home, load_settings(home), session_ids=sids, projects=[pid],
                                         reconcile=False)
                 else:
@@ -494,7 +496,7 @@ def test_scope_message_ids_stay_sorted_and_unique_when_searches_overlap(world):
     done.join(30)
     # ...then B resumes with the max(id) it read, exactly as SearchEngine._keyword passes it.
     smap = engine.scope_map()
-    place, _ = engine.resolve_scope(smap, project=pid)
+    place = engine.scope_in(smap, project=pid).place
     engine.scope_messages.get(slow_conn, smap.sessions_in(place), stale_max)
     slow_conn.close()
     world.db.append_message(sid, "assistant", "one more canary note")

@@ -126,6 +126,8 @@ def test_tool_is_sealed_like_the_search(two_projects, loaded_plugin):
     assert other == {"success": False, "error": other["error"], "code": "not_found"}
     # The search does not show Beta's message either: both tools see the same history.
     found = call_tool("project_history_search", {"query": "walrus", "mode": "keyword", "limit": 10}, current)
+    # Alpha's own walrus conversation is found (so the check below is over something), Beta's not.
+    assert [r["session_id"] for r in found["results"]] == [talk]
     assert all("secret" not in r["snippet"] for r in found["results"])
     # Its own conversation is not searchable, so it cannot be opened either.
     own = call_tool("project_history_open", {"message_id": ids["and the rollback?"]}, talk)

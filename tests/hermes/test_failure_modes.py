@@ -11,6 +11,7 @@ import os
 
 import pytest
 
+from hermes_side.stores import hermes_db
 from tests.hermes.world import PLUGIN, call_tool, call_tool_raw, shared_world
 
 NO_CONTEXT = "No project context (no working directory recorded)"
@@ -89,8 +90,10 @@ def no_context_world(tmp_path_factory):
         w.session("kestrel from another chat", source="api_server")
         w.session("kestrel in a folder", cwd=w.folder("plain"))
         w.cur = w.session("hello", source="api_server")
-        root = w.session("hello", source="api_server")
+        root = w.session("hello")  # an operator session that never recorded a cwd
         w.tip = w.compress(root, "continued")
+        # An operator-surface row descended from a chat session stays a chat session (issue 15 §4).
+        w.chat_tip = w.compress(w.session("hello", source="api_server"), "continued")
         yield w
 
 
@@ -114,6 +117,11 @@ class TestNoProjectContext:
 
     def test_rotated_lineage_without_any_cwd(self, no_context_world):
         self.expect_no_context(search(no_context_world.tip, "kestrel"))
+
+    def test_cli_row_descended_from_a_chat_session_is_refused_like_the_chat(self, no_context_world):
+        raw = call_tool_raw("project_history_search", {"query": "kestrel", "mode": "keyword"},
+                            no_context_world.chat_tip)
+        assert json.loads(raw)["code"] == "chat_unbound" and "kestrel" not in raw
 
     def test_session_row_not_written_yet(self, no_context_world):
         self.expect_no_context(search("20260910_120000_abcdef", "kestrel"))
@@ -226,6 +234,15 @@ def move_failures_world(tmp_path_factory):
         yield w
 
 
+def places(w) -> dict[str, tuple]:
+    """Every session's cwd and git columns: what a move writes."""
+    conn = hermes_db.connect_state(w.home)
+    try:
+        return {r[0]: tuple(r[1:]) for r in conn.execute("SELECT id, cwd, git_branch, git_repo_root FROM sessions")}
+    finally:
+        conn.close()
+
+
 class TestMoveFailures:
     @pytest.fixture
     def w(self, move_failures_world):
@@ -255,11 +272,19 @@ class TestMoveFailures:
 
         assert self.move(w, pid)["error"] == f"project folder not found: {gone}"
 
+    # These two name no session of the world, so ``move``'s "w.cur did not move" cannot fail for
+    # them: what they specify is the refusal itself, and that no session anywhere moved.
     def test_no_current_session(self, w):
-        self.move(w, w.pid_live, sid=None)
+        before = places(w)
+        out = self.move(w, w.pid_live, sid=None)
+        assert out["code"] == "no_session" and out["error"] == "no current session to move"
+        assert places(w) == before
 
     def test_unknown_session_moves_nothing(self, w):
-        self.move(w, w.pid_live, sid="no-such-session")
+        before = places(w)
+        out = self.move(w, w.pid_live, sid="no-such-session")
+        assert out["code"] == "not_found" and out["error"].startswith("session not found")
+        assert places(w) == before
 
 
 @pytest.fixture(scope="class")

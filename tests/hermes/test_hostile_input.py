@@ -58,6 +58,7 @@ def test_parse_query_only_raises_its_own_error(text):
     assert all("\x00" not in t for t in parsed.highlight_terms())
 
 
+@pytest.mark.slow
 @given(text=QUERIES, mode=st.sampled_from(["hybrid", "keyword"]))
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_search_engine_answers_or_refuses_clearly(corpus, text, mode):
@@ -75,6 +76,7 @@ def test_search_engine_answers_or_refuses_clearly(corpus, text, mode):
         assert row["session_id"] != current
 
 
+@pytest.mark.slow
 @given(body=st.one_of(
     st.dictionaries(st.sampled_from(["query", "mode", "limit", "chat", "project", "after", "before", "x"]),
                     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), QUERIES,
@@ -93,6 +95,7 @@ def test_api_never_500s_on_any_body(corpus, body):
         assert data["code"] and data["error"]
 
 
+@pytest.mark.slow
 @given(name=st.one_of(st.text(max_size=70), st.sampled_from(["..", ".", "%2e%2e", "a/b", "default", "Work",
                                                                "a" * 65, "-x", "work\x00"])))
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -249,6 +252,7 @@ def test_work_per_query_is_bounded(busy_world, keyword_path, kind):
     assert set(hostile) <= set(usual) | {s for s in hostile if "MATCH ?" in s}
 
 
+@pytest.mark.slow
 @given(words=st.lists(st.text(alphabet=_LETTERS + _HAN + "ＡＢ１２", min_size=2, max_size=2), min_size=20,
                       max_size=600, unique=True),
        mode=st.sampled_from(["keyword", "hybrid"]), scan_max=st.sampled_from([0, 3000]))

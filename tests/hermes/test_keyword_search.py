@@ -686,9 +686,9 @@ class TestFreshness:
         assert search(cur, "kestrel")["project"] == {"kind": "home"}
 
 
-def test_profile_word_counts_are_reused_until_the_profile_grows_by_a_quarter(world, proj):
-    """A word's profile-wide count (its weight) is an FTS query over the whole profile; a question
-    asked again, or another question with the same word, reuses it until the profile has grown."""
+def test_a_scanned_scope_asks_no_profile_wide_index(world, proj):
+    """A scope small enough to be scanned is weighed by its own messages only: no FTS query over
+    the whole profile runs at all (its counts would carry other chats' words into the ranking)."""
     import sqlite3
 
     from hermes_side.search.keyword import Filters, ScopeMemo, keyword_search
@@ -696,18 +696,11 @@ def test_profile_word_counts_are_reused_until_the_profile_grows_by_a_quarter(wor
 
     sids = [world.session(f"the kestrel rollout note {i}", cwd=proj) for i in range(4)]
     conn = sqlite3.connect(world.home / "state.db")
-    counts: list[str] = []
-    conn.set_trace_callback(lambda sql: counts.append(sql) if "messages_fts MATCH" in sql else None)
-    memo, ids = ScopeMemo(), [r[0] for r in conn.execute("SELECT id FROM messages ORDER BY id")]
+    fts: list[str] = []
+    conn.set_trace_callback(lambda sql: fts.append(sql) if "messages_fts" in sql else None)
+    ids = [r[0] for r in conn.execute("SELECT id FROM messages ORDER BY id")]
 
-    def run(total: int) -> list[int]:
-        counts.clear()
-        hits = keyword_search(conn, parse_query("kestrel rollout"), Filters(sids), scope_ids=ids, total=total,
-                              cache=memo).hits
-        return [h.message_id for h in hits]
+    hits = keyword_search(conn, parse_query("kestrel rollout"), Filters(sids), scope_ids=ids, cache=ScopeMemo()).hits
 
-    first = run(len(ids))
-    assert len(counts) == 2  # one count per word
-    assert run(len(ids)) == first and counts == []  # the same answer, from the memo
-    run(len(ids) * 2)  # the profile doubled: counted again
-    assert len(counts) == 2
+    assert {h.session_id for h in hits} == set(sids) and fts == []
+    conn.close()

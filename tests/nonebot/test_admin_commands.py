@@ -111,7 +111,19 @@ async def test_admin_sees_status_of_endpoint_binding_and_index(app: App, api: Fa
     assert row["chunks"] > 0 and f"consent: {status['semantic']['consent']}" in text
     assert status["semantic"]["model"] in text and status["semantic"]["status"] in text
     assert "recall.test" not in text and "http" not in text  # the endpoint URL stays in the log
-    assert ("群里已屏蔽" in text) is status["session_search"]["blocked_in_chats"]
+    assert status["seal"]["closed"] is True and "封印 (Seal)：✅ closed" in text
+
+
+async def test_admin_sees_each_open_door_of_the_seal(app: App, api: FakeRecallApi, bot_factory):
+    api.replay("health")
+    status = api.replay("status")
+    status["seal"] = {"closed": False, "unverified": [],
+                      "open_doors": [{"door": "terminal", "why": "allowed in chats (chat_tools.allow): runs commands"}]}
+    api.route("GET", "/status", json_body=status)
+    text = await _reply(app, bot_factory, group_message("/recall-status", user_id=ADMIN_ID))
+
+    assert "⚠️ OPEN — terminal: allowed in chats (chat_tools.allow): runs commands" in text
+    assert "✅ closed" not in text
 
 
 async def test_status_when_the_server_is_down_says_so(app: App, api: FakeRecallApi, bot_factory):
@@ -195,13 +207,18 @@ async def test_group_owners_and_admins_move_only_when_opted_in(
     await _silence(app, bot_factory, group_message("/move hermes-dev", role=role), move_cmd)
     assert api.requests == []
 
+    from nonebot_plugin_history_recall.config import GroupEndpoint
+
     monkeypatch.setattr(plugin_config, "history_recall_group_admins_can_move", True)
+    monkeypatch.setattr(plugin_config, "history_recall_groups", {
+        **plugin_config.history_recall_groups, f"onebotv11:{PLAIN_GROUP}": GroupEndpoint(move_projects=["alpha"])})
+    api.replay("projects")
     moved = api.replay("move_chat")
-    text = await _reply(app, bot_factory, group_message("/move hermes-dev", role=role))
-    assert moved["project"]["name"] in text and len(api.requests) == 1
+    text = await _reply(app, bot_factory, group_message("/move alpha", role=role))
+    assert moved["project"]["name"] in text and len(api.requests) == 2  # the project list, then the move
     # Moving their group is all they get: the service status stays with the bot's admins.
     await _silence(app, bot_factory, group_message("/recall-status", role=role), status_cmd)
-    assert len(api.requests) == 1
+    assert len(api.requests) == 2
 
 
 async def test_opt_in_does_not_make_members_admins(

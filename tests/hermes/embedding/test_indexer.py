@@ -8,6 +8,8 @@ import threading
 import time
 from dataclasses import replace
 
+import pytest
+
 from hermes_side.embedding import build_index, store
 from hermes_side.embedding.providers import LocalE5
 from hermes_side.search.semantic import semantic_search
@@ -31,12 +33,13 @@ def dump(home, fingerprint=FP):
 def corpus(history, sessions=3, per_session=12):
     for s in range(sessions):
         texts = [f"session {s} turn {i}: notes about topic {i % 5} 第{i}条" for i in range(per_session)]
-        history.session(f"s{s}", *texts)
+        history.turns(f"s{s}", *texts)
 
 
+@pytest.mark.slow
 def test_second_run_embeds_nothing(history, settings, local_model):
     corpus(history, 2, 6)
-    history.session("s9", LONG)
+    history.turns("s9", LONG)
     first = Counting(local_model)
     stats = build_index(history.home, settings, embedder=first)
     assert stats.status == "done" and stats.messages_scanned == 13
@@ -46,9 +49,10 @@ def test_second_run_embeds_nothing(history, settings, local_model):
     assert (stats.status, stats.chunks_embedded, again.passages) == ("done", 0, [])
 
 
+@pytest.mark.slow
 def test_new_chunk_size_re_embeds_only_changed_chunks(history, settings, local_model):
     corpus(history, 1, 5)
-    history.session("s9", LONG)
+    history.turns("s9", LONG)
     build_index(history.home, settings, embedder=Counting(local_model))
     smaller = replace(settings, chunk_size=128, chunk_overlap=16)
     counting = Counting(local_model)
@@ -63,14 +67,15 @@ def test_new_chunk_size_re_embeds_only_changed_chunks(history, settings, local_m
 def test_new_messages_are_picked_up_incrementally(history, settings, local_model):
     corpus(history, 1, 4)
     build_index(history.home, settings, embedder=Counting(local_model))
-    history.add("s0", "a new turn in an old session")
-    history.session("new", "a brand new session", "with a reply")
+    history.turns("s0", "a new turn in an old session")
+    history.turns("new", "a brand new session", "with a reply")
     counting = Counting(local_model)
     stats = build_index(history.home, settings, embedder=counting, reconcile=False)
     assert sorted(counting.messages) == sorted(["a new turn in an old session", "a brand new session", "with a reply"])
     assert stats.messages_scanned == 3
 
 
+@pytest.mark.slow
 def test_failure_mid_run_then_resume_equals_from_scratch(history, settings, local_model):
     corpus(history, 3, 12)
     small = replace(settings, batch_size=4)
@@ -86,6 +91,7 @@ def test_failure_mid_run_then_resume_equals_from_scratch(history, settings, loca
     assert dump(history.home) == after_resume
 
 
+@pytest.mark.slow
 def test_stop_event_stops_after_the_current_batch(history, settings, local_model):
     corpus(history, 2, 10)
     stop = threading.Event()
@@ -110,6 +116,7 @@ build_index(home, settings, progress=progress)
 """
 
 
+@pytest.mark.slow
 def test_hard_kill_mid_run_loses_nothing(history, settings, local_model):
     corpus(history, 2, 10)
     proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(history.home)],
@@ -143,8 +150,8 @@ def test_model_change_builds_a_separate_index(history, settings, local_model):
 
 
 def test_reconcile_forgets_rewound_and_deleted_and_restores(history, settings, local_model):
-    ids = history.session("s1", "keep me", "keep me too", "rewind me", "rewound reply")
-    history.session("gone", "delete this session")
+    ids = history.turns("s1", "keep me", "keep me too", "rewind me", "rewound reply")
+    history.turns("gone", "delete this session")
     build_index(history.home, settings, embedder=local_model)
     history.db.rewind_to_message("s1", ids[2])
     history.db.delete_session("gone")
@@ -158,8 +165,8 @@ def test_reconcile_forgets_rewound_and_deleted_and_restores(history, settings, l
 
 
 def test_archived_sessions_wait_until_unarchived(history, settings, local_model):
-    history.session("s1", "visible")
-    history.session("old", "archived talk")
+    history.turns("s1", "visible")
+    history.turns("old", "archived talk")
     history.db.set_session_archived("old", True)
     build_index(history.home, settings, embedder=local_model)
     assert [r[1] for r in dump(history.home)] == [1]
@@ -170,7 +177,7 @@ def test_archived_sessions_wait_until_unarchived(history, settings, local_model)
 
 
 def test_compaction_keeps_archived_turns_and_skips_the_summary(history, settings, local_model):
-    history.session("s1", "we picked postgres", "ok, postgres it is")
+    history.turns("s1", "we picked postgres", "ok, postgres it is")
     history.db.archive_and_compact("s1", [
         {"role": "assistant", "content": "[CONTEXT COMPACTION — REFERENCE ONLY] earlier: postgres chosen"}])
     counting = Counting(local_model)
@@ -179,13 +186,13 @@ def test_compaction_keeps_archived_turns_and_skips_the_summary(history, settings
 
 
 def test_session_scoped_run_marks_only_its_sessions(history, settings, local_model):
-    history.session("a", "alpha one", "alpha two")
-    history.session("b", "beta one")
+    history.turns("a", "alpha one", "alpha two")
+    history.turns("b", "beta one")
     stats = build_index(history.home, settings, session_ids=["a"], embedder=local_model)
     assert stats.messages_scanned == 2
     assert semantic_search(history.home, "alpha", ["a"], catch_up=False).status == "ready"
     assert semantic_search(history.home, "beta", ["b"], catch_up=False).status == "partial"
-    history.add("a", "alpha three")
+    history.turns("a", "alpha three")
     assert semantic_search(history.home, "alpha", ["a"], catch_up=False).status == "partial"
     counting = Counting(local_model)
     build_index(history.home, settings, session_ids=["a"], embedder=counting, reconcile=False)

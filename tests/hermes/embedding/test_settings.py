@@ -65,7 +65,7 @@ def test_broken_yaml_is_a_settings_error(home):
 
 
 def test_config_typo_makes_search_unavailable_not_crash(history):
-    history.session("s1", "hello there")
+    history.turns("s1", "hello there")
     write_config(history.home, {"chunk_sise": 100})
     result = semantic_search(history.home, "hello", ["s1"])
     assert result.status == "unavailable"

@@ -60,7 +60,7 @@ def test_inverted_scores_equal_a_forward_scan(monkeypatch, tail_min):
 
 
 def test_every_chunk_of_the_local_model_has_terms(history, settings, local_model):
-    history.session("s1", "We moved the nightly backup to 3am.", "数据库迁移定在周五晚上。")
+    history.turns("s1", "We moved the nightly backup to 3am.", "数据库迁移定在周五晚上。")
     assert build_index(history.home, settings, embedder=Counting(local_model)).status == "done"
     conn = store.connect(history.home)
     try:
@@ -82,7 +82,7 @@ class _WithoutTerms(Counting):
 
 
 def test_an_index_built_without_terms_gets_them_on_the_next_run(history, settings, local_model, monkeypatch):
-    history.session("s1", *[f"turn {i}: we talked about topic {i}" for i in range(6)])
+    history.turns("s1", *[f"turn {i}: we talked about topic {i}" for i in range(6)])
     # the previous release: no terms, and its chunker key without "/terms"
     monkeypatch.setattr(indexer, "chunker_key", lambda s: f"{s.chunk_size}/{s.chunk_overlap}/alone")
     old = build_index(history.home, settings, embedder=_WithoutTerms(local_model))
@@ -120,7 +120,7 @@ def test_a_store_from_before_terms_is_migrated_in_place(history, settings, local
 def test_a_chinese_question_finds_the_english_message(history, settings, local_model):
     """Across languages the fused list ranks the answer first where it matters: an English history,
     a Chinese question (the case the latent terms were added for)."""
-    ids = history.session(
+    ids = history.turns(
         "s1",
         "I finally adopted a rescue dog last weekend, a small beagle named Max.",
         "The quarterly report is due on Friday, don't forget the charts.",
@@ -146,7 +146,7 @@ def test_an_operator_can_turn_latent_terms_off_and_on_again(history, settings, l
     assert parse_settings({"latent_terms": False}).latent_terms is False
     with pytest.raises(SettingsError, match="latent_terms must be true or false"):
         parse_settings({"latent_terms": "no"})
-    ids = history.session("s1", "I finally adopted a rescue dog, a beagle named Max.", "Lunch at the ramen place?")
+    ids = history.turns("s1", "I finally adopted a rescue dog, a beagle named Max.", "Lunch at the ramen place?")
     off = replace(settings, latent_terms=False)
     assert build_index(history.home, off, embedder=Counting(local_model)).chunks_embedded == 2
     conn = store.connect(history.home)

@@ -1,0 +1,142 @@
+"""The recall API's refusals, measured: what a caller without the key can learn or cost.
+
+1. Timing of a wrong key per profile: ``/p/<existing>`` vs ``/p/<missing>`` (median and p95 of
+   ``Access.profile_for``, the check every route runs); they should not differ beyond noise.
+2. Memory of a real ``hermes recall serve`` fed four unauthenticated 300 MB bodies (RSS before,
+   after), and one authenticated chunked 300 MB body (413 while streaming).
+
+    .venv/bin/python benchmarks/bench_api_edges.py [--rounds 20000] [--skip-memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+KEY = "bench-launch-key-0123456789"
+OTHER = "bench-work-key-0123456789"
+
+
+def _home(root: Path) -> Path:
+    home = root / "hermes"
+    (home / "profiles" / "work").mkdir(parents=True)
+    for h in (home, home / "profiles" / "work"):
+        (h / "config.yaml").write_text("plugins:\n  enabled: [project-history-recall]\n")
+    (home / ".env").write_text(f"RECALL_API_KEY={KEY}\n")
+    (home / "profiles" / "work" / ".env").write_text(f"RECALL_API_KEY={OTHER}\n")
+    return home
+
+
+def timing(home: Path, rounds: int) -> None:
+    from hermes_side.api.access import Access
+    from hermes_side.host.profile import profile_at
+
+    access = Access(profile_at(home), KEY)
+    wrong = "w" * len(OTHER)
+    cases = {"existing /p/work": "work", "missing /p/nosuch": "nosuch"}
+    samples: dict[str, list[float]] = {c: [] for c in cases}
+    for _ in range(rounds):  # interleaved so drift hits both alike
+        for label, name in cases.items():
+            t = time.perf_counter_ns()
+            assert access.profile_for(name, wrong) is None
+            samples[label].append((time.perf_counter_ns() - t) / 1000)
+    print(f"wrong key, Access.profile_for, {rounds} rounds each (µs)")
+    print(f"{'case':<20} {'p50':>8} {'p95':>8}")
+    for label, values in samples.items():
+        values.sort()
+        print(f"{label:<20} {statistics.median(values):>8.1f} {values[int(len(values) * 0.95)]:>8.1f}")
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return -1
+
+
+def _settled_rss_kib(pid: int) -> int:
+    """RSS once the server's start-up work (the dictionary warms in a thread) stopped growing it."""
+    last = -1
+    for _ in range(120):
+        now = _rss_kib(pid)
+        if now == last:
+            return now
+        last = now
+        time.sleep(1)
+    return last
+
+
+def _send(port: int, head: bytes, blocks: int, block: bytes) -> bytes:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    answer = b""
+    try:
+        sock.sendall(head)
+        try:
+            for _ in range(blocks):
+                sock.sendall(block)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        try:
+            while b"}" not in answer and (part := sock.recv(65536)):
+                answer += part
+        except ConnectionResetError:
+            pass
+    finally:
+        sock.close()
+    return answer.split(b"\r\n", 1)[0]
+
+
+def memory(home: Path, root: Path) -> None:
+    import httpx
+
+    from tests.e2e.recall_proc import RecallServer
+
+    api = RecallServer(home, KEY, root / "recall.log")
+    api.start()
+    try:
+        pid = api._proc.pid
+        httpx.get(api.url + "/projects", headers={"Authorization": f"Bearer {KEY}"}, timeout=30)
+        before = _settled_rss_kib(pid)
+        mb = 1 << 20
+        t = time.perf_counter()
+        for _ in range(4):
+            head = (f"POST /search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {'x' * 30}\r\n"
+                    f"Content-Length: {300 * mb}\r\n\r\n").encode()
+            status = _send(api.port, head, 300, b" " * mb)
+        unauth = time.perf_counter() - t
+        after_unauth = _rss_kib(pid)
+        head = (f"POST /search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEY}\r\n"
+                "Transfer-Encoding: chunked\r\n\r\n").encode()
+        chunked = _send(api.port, head, 300, b"%x\r\n%s\r\n" % (mb, b" " * mb))
+        after = _rss_kib(pid)
+    finally:
+        api.stop()
+    print("\nreal `hermes recall serve`, RSS (KiB)")
+    print(f"before: {before}; after 4 × 300 MB unauthenticated ({status.decode()}, {unauth:.2f} s): "
+          f"{after_unauth}; after a chunked 300 MB body with the key ({chunked.decode()}): {after}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=20000)
+    parser.add_argument("--skip-memory", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-api-edges-") as tmp:
+        root = Path(tmp)
+        home = _home(root)
+        os.environ["HERMES_HOME"] = str(home)
+        timing(home, args.rounds)
+        if not args.skip_memory:
+            memory(home, root)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""The chat tool policy through Hermes' real plugin loader and real ``pre_tool_call`` dispatch.
+
+Another group's secret is planted in state.db, in a log file and in a text file of the profile; a
+chat's agent calls the disk tools on them through ``model_tools.handle_function_call`` (registry
+tools) and ``resolve_pre_tool_block`` (the agent-loop tools, as the loop asks). The secret must be
+in no result; the operator's CLI session must still get its tools.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hermes_side.stores import bindings
+from tests.hermes.world import call_tool_raw
+
+SECRET = "zebrafinch-7731"
+G111, G222 = "hermes-onebotv11+group+111", "hermes-onebotv11+group+222"
+
+
+@pytest.fixture
+def chats(world, loaded_plugin):
+    w = world
+    w.manager = loaded_plugin
+    w.alpha = w.project("Alpha", w.folder("alpha"))
+    bindings.set_binding(w.home, "onebotv11:111", w.alpha)
+    w.session("hello from 111", source="api_server", sid=G111)
+    w.session(f"our launch code is {SECRET}", source="api_server", sid=G222)  # the other group
+    (w.home / "logs").mkdir(exist_ok=True)
+    (w.home / "logs" / "agent.log").write_text(f"turn of group 222: {SECRET}\n")
+    (w.home / "notes.txt").write_text(f"home note {SECRET}\n")
+    w.cli = w.session("operator at work", cwd=w.folder("alpha"))
+    w.tg = w.session("hello", source="telegram", sid="tg-1")
+    w.sub = w.session("delegated", source="subagent", parent=G111)
+    return w
+
+
+def block(tool: str, args: dict, session_id: str) -> str | None:
+    from hermes_cli.plugins import resolve_pre_tool_block
+
+    return resolve_pre_tool_block(tool, args, task_id="t", session_id=session_id)
+
+
+def disk_calls(w) -> list[tuple[str, dict]]:
+    return [("read_file", {"path": str(w.home / "notes.txt")}),
+            ("search_files", {"pattern": SECRET, "path": str(w.home)}),
+            ("terminal", {"command": f"grep -a {SECRET} {w.home}/state.db"}),
+            ("execute_code", {"code": f"print(open('{w.home}/notes.txt').read())"}),
+            ("write_file", {"path": str(w.home / "memories" / "MEMORY.md"), "content": "x"}),
+            ("patch", {"path": str(w.home / "notes.txt"), "old_string": "home", "new_string": "x"}),
+            ("process", {"action": "list"})]
+
+
+@pytest.mark.parametrize("sid", [G111, G222, "tg-1", "api-0123456789abcdef"], ids=["bound", "unbound", "gateway",
+                                                                                    "no-chat"])
+def test_disk_tools_are_blocked_in_every_chat_session_and_return_no_secret(chats, sid):
+    if sid.startswith("api-"):
+        chats.session("hi", source="api_server", sid=sid)
+    for tool, args in disk_calls(chats):
+        raw = call_tool_raw(tool, args, sid)
+
+        assert SECRET not in raw, tool
+        assert json.loads(raw) == {"error": json.loads(raw)["error"]}, tool
+        assert json.loads(raw)["error"].startswith(f"{tool} is not available in group and private chats"), tool
+
+
+def test_a_subagent_of_a_chat_is_blocked_too(chats):
+    raw = call_tool_raw("read_file", {"path": str(chats.home / "notes.txt")}, chats.sub)
+
+    assert SECRET not in raw and "not available in group and private chats" in raw
+
+
+@pytest.mark.parametrize("tool, args", [("session_search", {"query": SECRET}),
+                                        ("memory", {"action": "add", "target": "memory", "content": "x"}),
+                                        ("delegate_task", {"goal": "read state.db"}),
+                                        ("cronjob", {"action": "create", "prompt": "grep state.db"}),
+                                        ("skill_manage", {"action": "create", "name": "x"}),
+                                        ("browser_navigate", {"url": "file:///etc/passwd"}),
+                                        ("mcp_files_read", {"path": "/"})])
+def test_agent_loop_and_unverified_tools_are_blocked_in_chats_but_not_for_the_operator(chats, tool, args):
+    message = block(tool, args, G111)
+
+    assert message and message.startswith(f"{tool} is not available in group and private chats: ")
+    assert block(tool, args, chats.cli) is None
+
+
+def test_safe_tools_run_in_chats(chats):
+    for tool, args in [("web_search", {"query": "x"}), ("todo", {"todos": []}), ("skills_list", {}),
+                       ("vision_analyze", {"image_url": "https://example.org/a.png", "question": "?"}),
+                       ("project_history_search", {"query": "x"})]:
+        assert block(tool, args, G111) is None, tool
+    assert block("vision_analyze", {"image_url": str(chats.home / "cache" / "images" / "a.png")}, G111)
+
+
+def test_cli_sessions_keep_the_disk_tools(chats):
+    raw = call_tool_raw("read_file", {"path": str(chats.home / "notes.txt")}, chats.cli)
+
+    assert SECRET in raw  # the operator reads their own files
+    for tool, args in disk_calls(chats):
+        assert block(tool, args, chats.cli) is None, tool
+
+
+def test_a_switch_opens_one_named_door_only(chats):
+    cfg = {"plugins": {"enabled": ["project-history-recall"],
+                       "project-history-recall": {"chat_tools": {"allow": ["read_file"]}}}}
+    (chats.home / "config.yaml").write_text(json.dumps(cfg))
+
+    assert SECRET in call_tool_raw("read_file", {"path": str(chats.home / "notes.txt")}, G111)  # opened...
+    assert block("terminal", {"command": "ls"}, G111) is not None  # ...and nothing else
+
+
+def test_a_broken_config_yaml_keeps_the_loaded_guard_closed(chats):
+    (chats.home / "config.yaml").write_text("plugins: [unclosed\n  chat_tools: {sealed: false\n")
+
+    raw = call_tool_raw("read_file", {"path": str(chats.home / "notes.txt")}, G222)
+
+    assert SECRET not in raw and "not available" in raw
+
+
+def test_the_guard_fails_closed_when_it_cannot_classify(chats, monkeypatch):
+    from hermes_side.scope import guard
+
+    def broken(*a, **k):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(guard, "is_chat_session", broken)
+
+    message = block("read_file", {"path": "/etc/hostname"}, chats.cli)
+
+    assert message and "could not be identified" in message and "Traceback" not in message

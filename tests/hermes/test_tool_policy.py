@@ -1,0 +1,108 @@
+"""The chat tool policy as a pure decision (scope/tool_policy.py): closed by default, an allow-list."""
+
+from __future__ import annotations
+
+import pytest
+
+from hermes_side.scope import tool_policy
+from hermes_side.scope.tool_policy import Settings, decide, settings_from
+
+DEFAULT = Settings()
+DISK_TOOLS = ["terminal", "process", "read_file", "write_file", "patch", "search_files", "execute_code"]
+SHARED_STORES = ["session_search", "memory", "skill_manage", "delegate_task", "cronjob", "browser_navigate",
+                 "browser_console", "browser_cdp", "kanban_create", "computer_use", "read_terminal"]
+
+
+def cfg(**section) -> dict:
+    return {"plugins": {"enabled": ["project-history-recall"], "project-history-recall": section}}
+
+
+@pytest.mark.parametrize("tool", DISK_TOOLS + SHARED_STORES)
+def test_tools_that_reach_the_disk_or_shared_stores_are_closed_with_one_sentence(tool):
+    message = decide(tool, {}, DEFAULT)
+
+    assert message is not None and message.startswith(f"{tool} is not available in group and private chats: ")
+    assert message.count(". ") == 0 and message.endswith(".")  # one sentence, no traceback
+
+
+@pytest.mark.parametrize("tool", ["terminal", "read_file", "search_files", "execute_code", "session_search"])
+def test_the_sentence_says_it_could_read_other_chats_history(tool):
+    assert "could read other chats' history" in decide(tool, {}, DEFAULT)
+
+
+@pytest.mark.parametrize("tool", ["web_search", "web_extract", "image_generate", "todo", "clarify", "skills_list",
+                                  "skill_view", "text_to_speech", "project_history_search",
+                                  "project_history_open", "project_session_move"])
+def test_known_safe_tools_run(tool):
+    assert decide(tool, {}, DEFAULT) is None
+
+
+@pytest.mark.parametrize("tool", ["mcp_github_search_code", "honcho_search", "some_plugin_tool", "future_tool"])
+def test_an_unknown_tool_is_closed_by_default_and_called_unverified(tool):
+    message = decide(tool, {}, DEFAULT)
+
+    assert message is not None and "not verified" in message
+    assert not tool_policy.is_known(tool)
+
+
+@pytest.mark.parametrize("url, allowed", [("https://example.org/cat.png", True), ("data:image/png;base64,AA", True),
+                                          ("/root/.hermes/cache/images/other-chat.png", False),
+                                          ("file:///etc/passwd", False), ("cache/images/x.png", False)])
+def test_vision_takes_urls_but_not_local_files(url, allowed):
+    message = decide("vision_analyze", {"image_url": url}, DEFAULT)
+
+    assert (message is None) is allowed
+    if not allowed:
+        assert "another chat's upload" in message
+
+
+def test_private_urls_allowed_closes_the_fetching_tools():
+    assert decide("web_extract", {"urls": ["https://example.org"]}, DEFAULT, private_urls=True) is not None
+    assert decide("vision_analyze", {"image_url": "https://x.org/a.png"}, DEFAULT, private_urls=True) is not None
+    assert decide("web_search", {"query": "x"}, DEFAULT, private_urls=True) is None
+
+
+def test_switches_allow_a_named_tool_or_turn_the_policy_off():
+    allow_terminal = settings_from(cfg(chat_tools={"allow": ["terminal"]}))
+    assert decide("terminal", {}, allow_terminal) is None and decide("read_file", {}, allow_terminal) is not None
+
+    off = settings_from(cfg(chat_tools={"sealed": False}))
+    assert all(decide(t, {}, off) is None for t in DISK_TOOLS + SHARED_STORES)
+
+
+def test_the_old_block_session_search_switch_keeps_working():
+    assert decide("session_search", {}, settings_from(cfg(block_session_search=False))) is None
+    assert decide("session_search", {}, settings_from(cfg(block_session_search=True))) is not None
+    assert decide("terminal", {}, settings_from(cfg(block_session_search=False))) is not None
+
+
+def test_newer_hermes_settings_entry_is_read_and_wins():
+    config = {"plugins": {"project-history-recall": {"chat_tools": {"allow": ["terminal"]}},
+                          "entries": {"project-history-recall": {"settings": {"chat_tools": {"allow": ["memory"]}}}}}}
+    settings = settings_from(config)
+
+    assert settings.allow == frozenset({"memory"})
+
+
+@pytest.mark.parametrize("section", [{"chat_tools": "off"}, {"chat_tools": {"sealed": "no"}},
+                                     {"chat_tools": {"allow": "terminal"}}, {"chat_tools": {"alow": ["terminal"]}}])
+def test_invalid_settings_are_named_and_keep_the_policy_closed(section):
+    settings = settings_from(cfg(**section))
+
+    assert settings.problems and settings.sealed is True and "terminal" not in settings.allow
+    assert decide("terminal", {}, settings) is not None
+
+
+def test_a_config_that_does_not_parse_gives_the_default_closed_policy():
+    assert settings_from(None) == DEFAULT
+
+
+def test_every_tool_hermes_0_19_offers_a_platform_is_classified():
+    """A Hermes upgrade that adds a tool fails here: classify it (until then it is closed as unverified)."""
+    import toolsets
+
+    offered = set(toolsets._HERMES_CORE_TOOLS) | set(toolsets.resolve_toolset("hermes-api-server"))
+    for name in toolsets.TOOLSETS:
+        offered |= set(toolsets.resolve_toolset(name))
+
+    assert sorted(t for t in offered if not tool_policy.is_known(t)) == []
