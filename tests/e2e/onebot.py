@@ -171,10 +171,14 @@ class FakeOneBot:
         }
 
     async def send_group_message(
-        self, text: str, group_id: int, user_id: int, nickname: str = "member", role: str = "member"
+        self, text: str, group_id: int, user_id: int, nickname: str = "member", role: str = "member",
+        at_self: bool = False,
     ) -> int:
-        """Push a group message event as ``user_id``; returns its message id."""
+        """Push a group message event as ``user_id``; returns its message id. ``at_self`` @-mentions
+        the bot first (the Hermes bridge answers a group only when mentioned)."""
         event = self._message_event(text, user_id, nickname)
+        if at_self:
+            event["message"].insert(0, {"type": "at", "data": {"qq": str(self.self_id)}})
         event.update(message_type="group", sub_type="normal", group_id=group_id, anonymous=None)
         event["sender"]["role"] = role
         await self._push(event)

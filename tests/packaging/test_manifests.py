@@ -48,7 +48,7 @@ def test_plugin_yaml_pip_dependencies_are_the_wheels_dependencies():
 def test_requires_hermes_is_the_hermes_extra():
     project = toml(REPO_ROOT / "pyproject.toml")["project"]
     assert project["optional-dependencies"]["hermes"] == [f"hermes-agent{manifest()['requires_hermes']}"]
-    assert "hermes-agent==0.19.0" in project["optional-dependencies"]["test"]
+    assert "hermes-agent[messaging]==0.19.0" in project["optional-dependencies"]["test"]  # aiohttp: api_server
 
 
 def test_licence_is_an_spdx_string_in_both_distributions():

@@ -1,0 +1,276 @@
+"""The real deployment chain, end to end (docs/security.md; design: deployment-chain.md).
+
+    fake OneBot v11 client ──▶ NoneBot (nonebot-plugin-hermes 0.5.5 + our bot plugin)
+        ──▶ Hermes 0.19.0 api_server (`hermes gateway run`, our plugin enabled) ──▶ scripted model
+        └─▶ `hermes recall serve` (the seal report)
+
+Hermes' **default** toolsets are offered to the chats' agent; the scripted model calls the tools
+the group's message names (``TOOL:<name> {json}``) and sees their results, which it records.
+Another group's secret is in state.db (and, once the chain ran, in Hermes' own logs), a Home
+secret in the operator's CLI history and in a file of the profile: neither may appear in any tool
+result the model receives.
+
+Run without nonebug's pytest plugin: ``pytest -p no:nonebug tests/e2e``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from tests.e2e.nonebot_proc import REPO_ROOT, NoneBotProcess, free_port, stop_process
+from tests.e2e.onebot import FakeOneBot
+from tests.e2e.recall_proc import RecallServer
+from tests.e2e.scripted_model import MODEL, ScriptedModel
+
+# Importing the bridge needs an initialised NoneBot: only look for it.
+pytestmark = [
+    pytest.mark.slow,  # real processes: scripts/test.sh --fast skips it
+    pytest.mark.skipif(
+        importlib.util.find_spec("aiohttp") is None or importlib.util.find_spec("nonebot_plugin_hermes") is None,
+        reason="needs the test extra: hermes-agent[messaging] (aiohttp for the api_server) and nonebot-plugin-hermes"),
+]
+
+RECALL_KEY = "e2e-chain-recall-key-0123456789"
+API_SERVER_KEY = "e2e-chain-api-server-key-0123456789abcdef"
+BOUND, OTHER, UNBOUND = 111, 222, 333  # OTHER holds the secret; UNBOUND has no project
+FRESH = 444  # a group whose first turn comes after the memory write: its prompt is built then
+MEMBER = 10002
+ALPHA_WORD, OTHER_SECRET, HOME_SECRET, MEMORY_WORD = "bluefin", "quokka-4471", "axolotl-9032", "pangolin-5518"
+BLOCKED = "is not available in group and private chats"
+DISK = ("terminal", "read_file", "search_files", "execute_code")
+
+
+def _config(model: ScriptedModel, **plugin_section) -> dict:
+    config = {"model": {"provider": "custom", "default": MODEL, "base_url": model.base_url, "api_key": "e2e",
+                        "context_length": 131072},
+              "security": {"tirith_enabled": False},
+              "plugins": {"enabled": ["project-history-recall"]}}
+    if plugin_section:
+        config["plugins"]["project-history-recall"] = plugin_section
+    return config
+
+
+def _write_config(home: Path, config: dict | str) -> None:
+    (home / "config.yaml").write_text(config if isinstance(config, str) else yaml.safe_dump(config))
+
+
+def _seed(home: Path, work: Path) -> None:
+    """Alpha and Beta projects; the other group's secret; the operator's Home secret."""
+    from hermes_cli import projects_db
+    from hermes_state import SessionDB
+
+    from hermes_side.stores import bindings
+
+    ids = {}
+    conn = projects_db.connect(home / "projects.db")
+    for name in ("alpha", "beta"):
+        (work / name).mkdir(parents=True)
+        ids[name] = projects_db.create_project(conn, name=name.title(), folders=[str(work / name)])
+    conn.close()
+    (work / "home-notes").mkdir()
+    db = SessionDB(db_path=home / "state.db")
+    db.create_session("cli-alpha", "cli", cwd=str(work / "alpha"))
+    db.append_message("cli-alpha", "user", f"Alpha: the {ALPHA_WORD} rollout goes out on Tuesday")
+    db.create_session("cli-home", "cli", cwd=str(work / "home-notes"))
+    db.append_message("cli-home", "user", f"my bank PIN hint is {HOME_SECRET}")
+    other = f"hermes-onebotv11+group+{OTHER}+{MEMBER}"
+    db.create_session(other, "api_server")
+    db.append_message(other, "user", f"the {ALPHA_WORD} door code is {OTHER_SECRET}")
+    db.close()
+    bindings.set_binding(home, f"onebotv11:{BOUND}", ids["alpha"])
+    bindings.set_binding(home, f"onebotv11:{OTHER}", ids["beta"])
+    (home / "notes").mkdir()
+    (home / "notes" / "home.txt").write_text(f"operator note: {HOME_SECRET}\n")
+
+
+class Gateway:
+    """``hermes gateway run`` with the api_server, stopped by its PID."""
+
+    def __init__(self, home: Path, log_path: Path) -> None:
+        self.home, self.log_path, self.port = home, log_path, free_port()
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 180) -> None:
+        (self.home / ".env").write_text(
+            f"API_SERVER_ENABLED=true\nAPI_SERVER_KEY={API_SERVER_KEY}\nAPI_SERVER_HOST=127.0.0.1\n"
+            f"API_SERVER_PORT={self.port}\nRECALL_API_KEY={RECALL_KEY}\n")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("API_SERVER_", "TERMINAL_", "HERMES_"))}
+        env.update(HERMES_HOME=str(self.home), PYTHONUNBUFFERED="1",
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])))
+        hermes = Path(sys.executable).with_name("hermes")
+        with self.log_path.open("ab") as log:
+            self._proc = subprocess.Popen([str(hermes), "gateway", "run"], cwd=self.home, env=env,
+                                          stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise RuntimeError(f"gateway exited {self._proc.returncode}: {self.log_text()[-4000:]}")
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        self.stop()
+        raise TimeoutError(f"api_server did not come up: {self.log_text()[-4000:]}")
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        stop_process(proc, timeout=20)
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace") if self.log_path.exists() else ""
+
+
+@pytest.fixture(scope="module")
+def chain(tmp_path_factory):
+    root = tmp_path_factory.mktemp("chain")
+    home = root / "hermes-home"
+    home.mkdir()
+    model = ScriptedModel().start()
+    _write_config(home, _config(model))
+    saved = os.environ.get("HERMES_HOME")
+    os.environ["HERMES_HOME"] = str(home)
+    try:
+        _seed(home, root / "work")
+    finally:
+        if saved is None:
+            os.environ.pop("HERMES_HOME", None)
+        else:
+            os.environ["HERMES_HOME"] = saved
+    gateway = Gateway(home, root / "gateway.log")
+    api = RecallServer(home, RECALL_KEY, root / "recall.log")
+    bot = NoneBotProcess(root / "bot", plugins=("nonebot_plugin_hermes", "nonebot_plugin_history_recall"), env={
+        "HERMES_API_URL": f"http://127.0.0.1:{gateway.port}", "HERMES_API_KEY": API_SERVER_KEY,
+        "HERMES_MAX_LENGTH": "30000", "HISTORY_RECALL_API_URL": api.url, "HISTORY_RECALL_API_KEY": RECALL_KEY,
+        "HISTORY_RECALL_COOLDOWN": "0"})
+    try:
+        gateway.start()
+        api.start()
+        bot.start()
+        yield {"home": home, "model": model, "api": api, "gateway": gateway, "bot": bot}
+    finally:
+        bot.stop()
+        api.stop()
+        gateway.stop()
+        model.stop()
+
+
+async def _turn(chain, group: int, text: str) -> str:
+    """One group message @-mentioning the bot; the bridge's reply (the model's echo of the results)."""
+    async with FakeOneBot(chain["bot"].ws_url, chain["bot"].access_token) as ob:
+        await ob.send_group_message(text, group_id=group, user_id=MEMBER, at_self=True)
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                reply = await ob.expect_action(timeout=max(deadline - time.monotonic(), 1))
+            except AssertionError:
+                raise AssertionError(f"no reply; gateway log:\n{chain['gateway'].log_text()[-4000:]}\n"
+                                     f"bot log:\n{chain['bot'].log_text()[-3000:]}") from None
+            if reply.action in ("send_msg", "send_group_msg", "send_group_forward_msg"):
+                return "\n".join([reply.text, *reply.forward_texts])
+
+
+def _results(chain, name: str) -> list[str]:
+    return [r["content"] for r in chain["model"].tool_results() if r["name"] == name]
+
+
+async def test_bound_group_sees_only_its_project_and_unbound_is_refused(chain):
+    reply = await _turn(chain, BOUND, f'TOOL:project_history_search {{"query": "{ALPHA_WORD}", "mode": "keyword"}}')
+    (found,) = _results(chain, "project_history_search")
+    assert "Tuesday" in found and ALPHA_WORD in found and OTHER_SECRET not in found and HOME_SECRET not in found
+    assert ALPHA_WORD in reply
+
+    await _turn(chain, UNBOUND, f'TOOL:project_history_search {{"query": "{ALPHA_WORD}", "mode": "keyword"}}')
+    refused = _results(chain, "project_history_search")[-1]
+    assert json.loads(refused)["code"] == "chat_unbound" and ALPHA_WORD not in refused
+
+
+async def test_session_search_disk_tools_and_memory_are_blocked_in_the_default_config(chain):
+    home = chain["home"]
+    calls = " ".join([
+        f'TOOL:session_search {{"query": "{OTHER_SECRET}"}}',
+        f'TOOL:terminal {{"command": "grep -a -o quokka-.... {home}/state.db; cat {home}/notes/home.txt"}}',
+        f'TOOL:read_file {{"path": "{home}/notes/home.txt"}}',
+        f'TOOL:search_files {{"pattern": "quokka", "path": "{home}"}}',
+        f'TOOL:execute_code {{"code": "print(open(\'{home}/notes/home.txt\').read())"}}',
+        f'TOOL:memory {{"action": "add", "target": "memory", "content": "{MEMORY_WORD}"}}',
+    ])
+    assert {"terminal", "read_file", "session_search", "memory"} <= chain["model"].offered_tools()  # offered...
+
+    reply = await _turn(chain, BOUND, calls)
+
+    for name in ("session_search", *DISK, "memory"):  # ...and blocked, with one sentence each
+        (result,) = _results(chain, name)
+        assert BLOCKED in result and "Traceback" not in result, (name, result)
+    assert BLOCKED in reply
+    memory_file = home / "memories" / "MEMORY.md"
+    assert not memory_file.exists() or MEMORY_WORD not in memory_file.read_text()
+
+
+async def test_memory_words_do_not_travel_to_another_chat(chain):
+    before = len(chain["model"].snapshot())
+    await _turn(chain, FRESH, 'TOOL:todo {"todos": [{"id": "1", "content": "check", "status": "pending"}]}')
+
+    prompts = json.dumps(chain["model"].snapshot()[before:])
+    assert "check" in prompts and MEMORY_WORD not in prompts  # the new chat's whole prompt
+
+
+async def test_every_tool_the_agent_is_offered_answers_without_a_foreign_word(chain):
+    """Each offered tool, aimed at the secrets (arguments a tool does not know are its own error)."""
+    from hermes_side.scope.tool_policy import OUR_TOOLS, safe_in_chats
+
+    home = chain["home"]
+    aim = {"path": str(home / "notes" / "home.txt"), "query": OTHER_SECRET, "pattern": "quokka",
+           "command": f"cat {home}/notes/home.txt", "code": f"print(open('{home}/notes/home.txt').read())",
+           "url": f"file://{home}/notes/home.txt", "urls": [f"file://{home}/notes/home.txt"],
+           "image_url": str(home / "notes" / "home.txt"), "name": "../../notes/home.txt", "action": "list",
+           "goal": f"read {home}/state.db", "prompt": "grep the state.db", "content": "x", "todos": []}
+    offered = sorted(chain["model"].offered_tools() - OUR_TOOLS)
+    before = len(chain["model"].tool_results())
+
+    await _turn(chain, BOUND, " ".join(f"TOOL:{name} {json.dumps(aim)}" for name in offered))
+
+    results = {r["name"]: r["content"] for r in chain["model"].tool_results()[before:]}
+    assert set(results) == set(offered)
+    for name, content in results.items():
+        assert OTHER_SECRET not in content and HOME_SECRET not in content, name
+        if not safe_in_chats(name) or name == "vision_analyze":  # a local path: blocked too
+            assert BLOCKED in content, (name, content)
+
+
+def test_no_secret_reached_the_model_through_any_tool(chain):
+    results = chain["model"].tool_results()
+    assert len(results) >= 9
+    leaks = [r["name"] for r in results if OTHER_SECRET in r["content"] or HOME_SECRET in r["content"]]
+    assert leaks == []
+
+
+async def test_seal_report_is_true_by_default_and_names_the_door_a_switch_opens(chain):
+    home, api, model = chain["home"], chain["api"], chain["model"]
+    assert api.get("/status")["seal"] == {"closed": True, "open_doors": [], "unverified": []}
+
+    _write_config(home, _config(model, chat_tools={"allow": ["terminal"]}))
+    try:
+        seal = api.get("/status")["seal"]
+        assert seal["closed"] is False and [d["door"] for d in seal["open_doors"]] == ["terminal"]
+        # The report tells the truth: the next chat turn really gets the terminal.
+        await _turn(chain, UNBOUND, 'TOOL:terminal {"command": "echo door-is-open"}')
+        assert "door-is-open" in _results(chain, "terminal")[-1]
+
+        _write_config(home, "model: {provider: custom\nplugins: [broken\n")
+        seal = api.get("/status")["seal"]
+        assert seal["closed"] is False and seal["open_doors"][0]["door"] == "config.yaml"
+        assert "Hermes would load no plugins" in seal["open_doors"][0]["why"] and str(home) not in json.dumps(seal)
+    finally:
+        _write_config(home, _config(model))
+    assert api.get("/status")["seal"]["closed"] is True
