@@ -131,6 +131,10 @@ def _register_optional() -> None:
     # notes add what only the operator's terminal may see: the install command, Hermes' version.
     SUBCOMMANDS["status"] = ("per-project messages, index and consent status", status.setup_status,
                              _with_notes(status.run_status))
+    from .actions import forget_cli
+
+    SUBCOMMANDS["forget"] = ("take a session, a span or a member's turns out of recall (dry run without --apply)",
+                             forget_cli.setup_forget, forget_cli.run_forget)
     from . import demo
 
     SUBCOMMANDS["demo"] = ("index and search this profile (or a demo history) with the local model",

@@ -36,6 +36,13 @@ MSG_NO_DB = "📭 这个 Hermes 还没有任何对话记录。(no conversations 
 MSG_SESSION_NOT_FOUND = "⚠️ 找不到这段对话。(conversation not found)"
 MSG_BAD_REQUEST = "⚠️ 检索服务没看懂这个请求，请检查参数。(bad request)"
 MSG_REFUSED = "⚠️ 历史检索服务拒绝了这个请求。(the recall service refused the request)"
+MSG_RECALL_OFF = (
+    "🔕 本群的历史检索已被管理员关闭，管理员可以用 /recall-on 重新打开。(recall is switched off in this group)"
+)
+MSG_NOT_YOURS = (
+    "⚠️ 这一条不是能确认由你发出的内容，只有管理员可以忘记别人的发言。"
+    "(that result is not one of your own turns; only an admin can forget others')"
+)
 MSG_BAD_ANSWER = "⚠️ 历史检索服务返回了看不懂的内容。(unexpected answer from the recall service)"
 
 
@@ -71,7 +78,10 @@ def _chat_path(chat: str) -> str:
 
 
 # Answers that are part of normal use, not a fault the operator has to look at.
-_EXPECTED_CODES = frozenset({"chat_unbound", "query_too_long", "body_too_large", "unknown_project", "bad_request"})
+_EXPECTED_CODES = frozenset(
+    {"chat_unbound", "query_too_long", "body_too_large", "unknown_project", "bad_request", "recall_off",
+     "not_attributable"}
+)
 
 
 def _failure(endpoint: Endpoint, what: str, message: str, code: str, detail: str, retryable: bool) -> ApiResult:
@@ -98,6 +108,8 @@ _BY_CODE = {
     "unauthorized": MSG_UNAUTHORIZED,
     "unknown_profile": MSG_UNKNOWN_PROFILE,
     "chat_unbound": MSG_UNBOUND,
+    "recall_off": MSG_RECALL_OFF,
+    "not_attributable": MSG_NOT_YOURS,
     "query_too_long": MSG_QUERY_TOO_LONG,
     "body_too_large": MSG_QUERY_TOO_LONG,  # the request held more than a query: it is the query
     "unknown_project": MSG_UNKNOWN_PROJECT,
@@ -211,3 +223,26 @@ async def context(endpoint: Endpoint, chat: str, message_id: int, before: int, a
 
 async def projects(endpoint: Endpoint) -> ApiResult:
     return await _call(endpoint, "GET", "/projects")
+
+
+async def forget(endpoint: Endpoint, chat: str, scope: str, *, actor: str, apply: bool, user: str = "",
+                 session_id: str = "", after: str = "", before: str = "", message_id: int | None = None) -> ApiResult:
+    """Take turns of ``chat`` out of recall (``POST /forget``); a dry run unless ``apply``.
+    ``scope``: ``member`` (``user``'s own turns), ``session`` or ``chat`` (a date span)."""
+    body: dict[str, Any] = {"chat": chat, "scope": scope, "actor": actor, "apply": apply}
+    optional = (("user", user), ("session_id", session_id), ("after", after), ("before", before))
+    body.update({name: value for name, value in optional if value})
+    if message_id is not None:
+        body["message_id"] = message_id
+    return await _call(endpoint, "POST", "/forget", body)
+
+
+async def set_recall(endpoint: Endpoint, chat: str, enabled: bool, actor: str) -> ApiResult:
+    """Switch the group's recall on or off (``PUT /chats/{chat}/recall``)."""
+    return await _call(endpoint, "PUT", f"/chats/{quote(chat, safe=':')}/recall", {"enabled": enabled, "actor": actor})
+
+
+async def set_optout(endpoint: Endpoint, chat: str, user: str, opted_out: bool, actor: str) -> ApiResult:
+    """Keep a member's future turns out of recall, or let them count again."""
+    path = f"/chats/{quote(chat, safe=':')}/members/{quote(user, safe='')}/optout"
+    return await _call(endpoint, "PUT", path, {"opted_out": opted_out, "actor": actor})

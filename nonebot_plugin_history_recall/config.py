@@ -65,5 +65,8 @@ class Config(BaseModel):
     """Replies longer than this many characters go out as a forward card where the adapter has
     one (OneBot v11, Satori, Milky, Red, Kritor, Mirai); elsewhere they are trimmed to whole results."""
 
+    history_recall_forget_confirm_seconds: int = Field(default=60, ge=5, le=3600)
+    """Seconds a ``/forget`` request waits for its ``/forget confirm`` before it lapses."""
+
 
 plugin_config = get_plugin_config(Config)

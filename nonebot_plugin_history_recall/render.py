@@ -59,6 +59,8 @@ def help_text(is_admin: bool, prefix: str = "/", can_move: bool | None = None, c
         "  --after 7d / --before 2026-11-01  只看这之后 / 之前的消息（日期，或 24h、7d、2w、3m）",
         f"{prefix}recall --open N — 展开本群上一次检索的第 N 条，看它前后的几轮对话",
         f"例：{prefix}recall 上次数据库迁移怎么定的 --after 30d",
+        f"{prefix}forget [--after 7d] [--before 日期] [--result N] — 让检索忘记你在本群说过的话（会先确认）",
+        f"{prefix}recall-optout / {prefix}recall-optin — 你以后的发言不进入 / 重新进入检索",
     ]
     if cooldown > 0 and not can_move:
         lines.append(f"每人两次检索之间要隔 {cooldown:g} 秒。")
@@ -68,6 +70,8 @@ def help_text(is_admin: bool, prefix: str = "/", can_move: bool | None = None, c
             f"{prefix}move — 列出可以关联的项目",
             f"{prefix}move <项目> — 把本群的对话移到项目，并把本群关联到它",
             f"{prefix}move --home — 移回 Home，取消关联",
+            f"{prefix}forget --session <id> | --all --before <日期> | --member <用户 id> — 忘记对话、旧内容或某人",
+            f"{prefix}recall-off / {prefix}recall-on — 关闭 / 重新打开本群的历史检索",
         ]
     if is_admin:
         lines.append(f"{prefix}recall-status — 检索服务与本群的状态")
@@ -344,3 +348,74 @@ def render_projects(data: Mapping[str, Any], binding: Mapping[str, Any] | None, 
         current = "  ✅ 本群当前 (current)" if bound_id and project.get("id") == bound_id else ""
         lines.append(f"• {project_name(project)}" + (f" · {slug}" if slug else "") + current)
     return "\n".join([*lines, usage])
+
+
+# -- forgetting (/forget, /recall-off, /recall-optout) -----------------------------------------------
+STILL_IN_HERMES = (
+    "注意：Hermes 自己的 state.db 和日志里仍保留原文，需要运维用 Hermes 自带的命令删除。"
+    "(Hermes' own state.db and logs still hold the words; the operator deletes them with Hermes' own commands)"
+)
+FORGET_ADMIN_ONLY = "⚠️ 只有管理员可以忘记整段对话、某个日期之前的全部内容或别人的发言。(admins only)"
+FORGET_NOTHING_PENDING = "📭 没有等待确认的 /forget 请求（可能已超时），请重新发送。(nothing to confirm)"
+FORGET_CANCELLED = "👌 已取消，什么都没有忘记。(cancelled)"
+FORGET_IN_GROUP = "📌 /forget 只在群聊里可用。(/forget works in group chats)"
+
+
+def forget_usage(prefix: str = "/") -> str:
+    return (
+        f"用法：{prefix}forget — 忘记你在本群的全部发言；{prefix}forget --after 7d --before 2026-11-01；"
+        f"{prefix}forget --result N（上一次 /recall 的第 N 条）；确认用 {prefix}forget confirm。"
+        f"管理员：{prefix}forget --session <会话 id> / --all --before <日期> / --member <用户 id>"
+    )
+
+
+def _day(ts: object) -> str:
+    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d") if isinstance(ts, int | float) else "?"
+
+
+def _counts(data: Mapping[str, Any], own: bool) -> str:
+    turns = int(data.get("user_turns") or 0)
+    replies = int(data.get("replies") or 0)
+    who = "你的" if own else ""
+    span = f"{_day(data.get('first'))} – {_day(data.get('last'))}"
+    return f"{who} {turns} 条发言和机器人的 {replies} 条回复（{int(data.get('sessions') or 0)} 段对话，{span}）"
+
+
+def forget_preview(data: Mapping[str, Any], own: bool, seconds: int, prefix: str = "/") -> str:
+    """The dry run: what would be forgotten, and how to confirm."""
+    if not data.get("messages"):
+        hint = "（群共享会话里的发言无法确认是谁说的，只能由管理员按对话或日期忘记）" if own else ""
+        return f"📭 没有可以忘记的内容。{hint}(nothing to forget)"
+    return (
+        f"🧹 将从检索中忘记{_counts(data, own)}。机器人的回复也会一起忘记，因为它们可能引用了原话。\n"
+        f"{seconds} 秒内发送 {prefix}forget confirm 确认，{prefix}forget cancel 取消。"
+        f"(reply {prefix}forget confirm within {seconds}s)"
+    )
+
+
+def forget_done(data: Mapping[str, Any], own: bool) -> str:
+    return (
+        f"✅ 已从检索中忘记{_counts(data, own)}，回执 {data.get('receipt')}。"
+        f"/recall 和机器人在本群的检索都不会再找到它们。\n{STILL_IN_HERMES}"
+    )
+
+
+def recall_switched(data: Mapping[str, Any], prefix: str = "/") -> str:
+    receipt = data.get("receipt")
+    if data.get("recall") == "off":
+        return (
+            f"🔕 本群的历史检索已关闭（回执 {receipt}）：/recall 和机器人都不能再检索本群的历史，"
+            f"关闭期间的发言以后也不会被检索到。{prefix}recall-on 重新打开。(recall is off in this group)"
+        )
+    return f"🔔 本群的历史检索已重新打开（回执 {receipt}）。(recall is on again)"
+
+
+def optout_done(data: Mapping[str, Any], prefix: str = "/") -> str:
+    receipt = data.get("receipt")
+    if data.get("opted_out"):
+        return (
+            f"🙈 从现在起你在本群的发言不会再进入检索（回执 {receipt}）。之前的发言不受影响，"
+            f"要忘记它们请用 {prefix}forget；{prefix}recall-optin 恢复。"
+            "Hermes 自己仍会记录对话。(your future turns stay out of recall)"
+        )
+    return f"👌 你之后的发言会重新进入检索（回执 {receipt}）；退出期间的发言仍然不会被检索到。(opted in again)"

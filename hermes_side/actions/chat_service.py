@@ -37,7 +37,8 @@ def resolve_project_ref(home: Path, ref: str) -> dict[str, Any]:
 
 def chat_project(home: Path, chat: str) -> dict[str, Any]:
     """The project a chat searches in (the ``chat_rule``, as the recall API resolves it for
-    ``/search`` and ``/context``); otherwise ``chat_unbound``."""
+    ``/search`` and ``/context``); otherwise ``chat_unbound``, or ``recall_off`` while an admin has
+    switched the chat's recall off."""
     scope = engine_for(home).scope_for(chat=chat)
     return hermes_db.find_project(scope.smap.projects, scope.place["id"])
 

@@ -48,7 +48,7 @@ ERRORS: dict[str, tuple[int, str | None]] = {
     "bad_request": (400, None), "bad_query": (400, None),
     "unauthorized": (401, None),
     "unknown_profile": (404, None), "not_found": (404, None), "unknown_project": (404, None),
-    "chat_unbound": (409, None),
+    "chat_unbound": (409, None), "recall_off": (409, None), "not_attributable": (403, None),
     "folder_missing": (409, "the project's folder is missing on the Hermes machine; ask the operator"),
     "query_too_long": (413, None), "body_too_large": (413, None),
     "no_db": (503, "this Hermes profile has no conversations yet"),
@@ -227,6 +227,36 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
 
         return profile_status(p.home)
 
+    @router.post("/forget")
+    def forget_route(body: dict[str, Any] = Depends(_json_body), p: Profile = Depends(profile_of)) -> dict[str, Any]:
+        """Take a chat's turns out of recall: a dry run unless ``apply`` (docs/recall-api.md).
+        The bot decides who may ask for which scope; the API keeps every scope inside the chat."""
+        return _forget(p.home, body)
+
+    @router.get("/chats/{chat}/recall")
+    def get_recall(chat: str, p: Profile = Depends(profile_of)) -> dict[str, Any]:
+        from ..actions.forget import recall_state
+
+        return recall_state(p.home, _chat(chat))
+
+    @router.put("/chats/{chat}/recall")
+    def put_recall(chat: str, body: dict[str, Any] = Depends(_json_body),
+                   p: Profile = Depends(profile_of)) -> dict[str, Any]:
+        from ..actions.forget import set_recall
+
+        if not isinstance(body.get("enabled"), bool):
+            raise ApiError("'enabled' must be true or false", "bad_request")
+        return set_recall(p.home, _chat(chat), body["enabled"], actor=_actor(body), surface="api")
+
+    @router.put("/chats/{chat}/members/{user}/optout")
+    def put_optout(chat: str, user: str, body: dict[str, Any] = Depends(_json_body),
+                   p: Profile = Depends(profile_of)) -> dict[str, Any]:
+        from ..actions.forget import set_optout
+
+        if not isinstance(body.get("opted_out"), bool):
+            raise ApiError("'opted_out' must be true or false", "bad_request")
+        return set_optout(p.home, _chat(chat), user, body["opted_out"], actor=_actor(body), surface="api")
+
     @router.post("/context")
     def context(body: dict[str, Any] = Depends(_json_body), p: Profile = Depends(profile_of)) -> dict[str, Any]:
         """The turns around one search hit, sealed to the chat's project (docs/recall-api.md)."""
@@ -234,6 +264,53 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
 
         req = parse_context_args(body, allowed_extra=("chat",))
         return chat_facing(open_context(engine_for(p.home), req, chat=_chat(body.get("chat"))))
+
+
+FORGET_FIELDS = {"chat", "scope", "user", "session_id", "after", "before", "message_id", "apply", "actor"}
+
+
+def _actor(body: dict[str, Any]) -> str:
+    actor = body.get("actor", "")
+    if not isinstance(actor, str) or len(actor) > 200:
+        raise ApiError("'actor' must be a short string like 'onebotv11:10001'", "bad_request")
+    return actor or "api"
+
+
+def _forget(home: Path, body: dict[str, Any]) -> dict[str, Any]:
+    import time
+
+    from ..actions import forget
+    from ..search.request import parse_time
+
+    unknown = sorted(str(k) for k in body if k not in FORGET_FIELDS)
+    if unknown:
+        raise ApiError(f"unknown field(s): {', '.join(unknown)[:200]}", "bad_request")
+    chat, scope, now = _chat(body.get("chat")), body.get("scope"), time.time()
+    after, before = parse_time(body.get("after"), "after", now), parse_time(body.get("before"), "before", now)
+    if after is not None and before is not None and after >= before:
+        raise ApiError("'after' must be earlier than 'before'", "bad_request")
+    if not isinstance(body.get("apply", False), bool):
+        raise ApiError("'apply' must be true or false", "bad_request")
+    mid = body.get("message_id")
+    if mid is not None and (isinstance(mid, bool) or not isinstance(mid, int) or mid <= 0):
+        raise ApiError("'message_id' must be the message_id of a search result", "bad_request")
+    if scope == "member":
+        user = body.get("user")
+        if not isinstance(user, str):
+            raise ApiError("'user' is required for scope 'member'", "bad_request")
+        plan = forget.plan_member(home, chat, user, after=after, before=before, message_id=mid)
+    elif scope == "session":
+        if after is not None or before is not None or mid is not None:
+            raise ApiError("scope 'session' takes the whole conversation", "bad_request")
+        plan = forget.plan_session(home, body.get("session_id"), chat=chat)
+    elif scope == "chat":
+        if mid is not None:
+            raise ApiError("scope 'chat' takes 'before'/'after', not 'message_id'", "bad_request")
+        plan = forget.plan_chat(home, chat, after=after, before=before)
+    else:
+        raise ApiError("'scope' must be 'member', 'session' or 'chat'", "bad_request")
+    result = forget.apply(home, plan, actor=_actor(body), surface="api") if body.get("apply") else forget.dry_run(plan)
+    return {"success": True, **result}
 
 
 def _error_handlers(app: FastAPI) -> None:

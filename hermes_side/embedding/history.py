@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..stores import hermes_db
+from ..stores import forgotten
 from ..stores.messages import ELIGIBLE_MESSAGE_SQL, MESSAGES_FROM, turn_sql
 
 _FROM = MESSAGES_FROM
 # The turn before, in the same session: embedded with the message as its context (see indexer).
+# A forgotten turn is never anyone's context: its words must not live on in a neighbour's vector.
 _PREVIOUS = ("(SELECT p.content FROM messages p WHERE p.session_id = m.session_id AND p.id < m.id"
              f" AND {turn_sql('p')} ORDER BY p.id DESC LIMIT 1)")
 _IN_SCOPE = " AND m.session_id IN (SELECT value FROM json_each(?))"
@@ -26,7 +27,7 @@ _IN_SCOPE = " AND m.session_id IN (SELECT value FROM json_each(?))"
 def connect_ro(home: Path) -> sqlite3.Connection:
     """state.db read-only through ``hermes_db`` (the quoted ``ro_uri``), rows as plain tuples;
     ``hermes_db.NoDatabase`` when there is none."""
-    return hermes_db.connect_state(home, rows=False)
+    return forgotten.connect_state(home, rows=False)  # prepared: what was forgotten is out
 
 
 def _scope(session_ids: Sequence[str] | None) -> tuple[str, tuple]:

@@ -59,6 +59,11 @@ class Profile:
         return self.plugin_dir / "bindings.db"
 
     @property
+    def forgotten_db(self) -> Path:
+        """What was taken out of recall, and the audit trail of who did it (stores/forgotten.py)."""
+        return self.plugin_dir / "forgotten.db"
+
+    @property
     def consent_file(self) -> Path:
         return self.plugin_dir / "consent.json"
 

@@ -25,6 +25,8 @@ OPERATOR_SOURCES = frozenset({"cli", "tui", "desktop", "acp"})
 # Sessions Hermes spawns on behalf of another (delegation, tools) belong where their parent does.
 INHERITING_SOURCES = frozenset({"subagent", "tool", ""})
 CHAT_UNBOUND = "chat_unbound"
+RECALL_OFF = "recall_off"  # an admin switched the chat's recall off (/recall-off)
+RECALL_OFF_TEXT = "Recall is switched off in this chat; an admin can switch it back on with /recall-on."
 
 REFUSALS = {
     "unset": "This chat is not linked to a project yet; an admin can link it with /move in the group.",

@@ -82,3 +82,45 @@ def chat_from_row(source: str | None, chat_id: str | None, chat_type: str | None
     if not source or not chat_id:
         return None
     return chat_key(source, str(chat_id), private=(chat_type or "").lower() in PRIVATE_TYPES)
+
+
+# -- members: whose words a session holds ----------------------------------------------------------
+_MEMBER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,128}$")  # no GLOB metacharacters (see member_session_patterns)
+
+
+def valid_member_id(user_id: str) -> bool:
+    return bool(_MEMBER_ID.match(user_id or ""))
+
+
+def member_from_session_id(session_id: str | None) -> tuple[str, str] | None:
+    """``(chat, user id)`` of the bridge's per-member group session
+    ``hermes-{adapter}+group+{group_id}+{user_id}[-gN]``: every user turn in it is that member's.
+    ``None`` for a shared group session (``HERMES_SESSION_SHARE_GROUP=true``: its turns cannot be
+    told apart, Hermes records no per-message sender), a private chat, or any other id."""
+    m = _SESSION_ID.match(session_id or "") if (session_id or "").startswith("hermes-") else None
+    if not m or m["kind"] != "group":
+        return None
+    parts = m["rest"].split("+")
+    if len(parts) != 2 or parts[0] in ("", "unknown"):
+        return None
+    user = _strip_generation(parts[1])
+    return (chat_key(m["adapter"], parts[0]), user) if valid_member_id(user) else None
+
+
+def member_session_patterns(chat: str, user_id: str) -> tuple[str, ...]:
+    """SQLite GLOB patterns of every per-member session of ``user_id`` in the group ``chat``, also
+    those a later ``/clear`` starts (``-gN``, numeric ids only, as :func:`_strip_generation` reads them)."""
+    adapter, _, group = chat.partition(":")
+    if not group or group.startswith("private:") or not valid_member_id(user_id) or not valid_member_id(group):
+        raise ValueError(f"not a group member: {chat} {user_id}")
+    base = f"hermes-{adapter}+group+{group}+{user_id}"
+    return (base, base + "-g[0-9]*") if _NUMERIC.match(user_id) else (base,)
+
+
+def chat_session_patterns(chat: str) -> tuple[str, ...]:
+    """GLOB patterns of every session the bridge names for the group ``chat`` (shared or per member)."""
+    adapter, _, group = chat.partition(":")
+    if not group or group.startswith("private:") or not valid_member_id(group):
+        raise ValueError(f"not a group chat: {chat}")
+    base = f"hermes-{adapter}+group+{group}"
+    return (base, base + "-g[0-9]*", base + "+*")

@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
-from ..stores.messages import is_summary_text, message_text
+from ..stores.messages import NOT_FORGOTTEN_SQL, is_summary_text, message_text
 
 EXPAND_TOP = 30
 # Rows read past a question to find its answer. An agent's answer can come after a run of tool
@@ -23,8 +23,9 @@ EXPAND_TOP = 30
 # is far more tool calls than one turn makes, and one indexed read of the session.
 LOOKAHEAD = 64
 _QUESTION_MARKS = ("?", "？")
-_NEXT_ROWS = ("SELECT id, role, content, tool_calls FROM messages WHERE session_id = ? AND id > ?"
-              " AND (active = 1 OR compacted = 1) ORDER BY id LIMIT ?")
+# A forgotten turn is never anyone's answer (the connection is prepared: stores/forgotten.py).
+_NEXT_ROWS = ("SELECT m.id, m.role, m.content, m.tool_calls FROM messages m WHERE m.session_id = ? AND m.id > ?"
+              f" AND (m.active = 1 OR m.compacted = 1) AND {NOT_FORGOTTEN_SQL} ORDER BY m.id LIMIT ?")
 
 
 def asks(text: str) -> bool:

@@ -24,9 +24,9 @@ from typing import Any
 from ..errors import RecallError
 from ..host import deps
 from ..host.profile import profile_name
-from ..scope.chat_rule import CHAT_UNBOUND, Origin, bound_project, refusal
+from ..scope.chat_rule import CHAT_UNBOUND, RECALL_OFF, RECALL_OFF_TEXT, Origin, bound_project, refusal
 from ..scope.scope_map import ScopeCache, ScopeMap
-from ..stores import hermes_db
+from ..stores import forgotten, hermes_db
 from ..stores.messages import message_text
 from .answers import EXPAND_TOP, asks, reply_to, with_replies
 from .fusion import rrf
@@ -53,6 +53,19 @@ NO_OTHERS = "No other sessions in this project"
 
 class SearchError(RecallError):
     """A search that cannot run (no database, unknown project, a chat without a project)."""
+
+
+def check_recall_on(home: Path, chat: str | None) -> None:
+    """Refuse (``recall_off``) when an admin switched the chat's recall off (stores/forgotten.py)."""
+    if chat is None:
+        return
+    try:
+        off = chat in forgotten.load(home).off_chats()
+    except hermes_db.Unavailable as exc:
+        log.warning("project-history-recall: %s (%s)", exc, exc.detail)
+        raise SearchError(str(exc), exc.code) from None
+    if off:
+        raise SearchError(RECALL_OFF_TEXT, RECALL_OFF)
 
 
 @dataclass(frozen=True)
@@ -192,6 +205,11 @@ class SearchEngine:
                     raise SearchError("session database not found", "no_db") from None
             self._local.conn = conn
             try:
+                try:
+                    forgotten.prepare(conn, self.home)  # what was forgotten since the last lease
+                except hermes_db.Unavailable as exc:
+                    log.warning("project-history-recall: %s (%s)", exc, exc.detail)
+                    raise SearchError(str(exc), exc.code) from None
                 yield conn
             finally:
                 self._local.conn = None
@@ -249,8 +267,8 @@ class SearchEngine:
         return Scope(smap, place, self._searchable_in(smap, place, smap.conversation(session_id)),
                      chat=origin.chat, current=session_id)
 
-    @staticmethod
-    def _bound_place(smap: ScopeMap, origin: Origin) -> dict[str, Any]:
+    def _bound_place(self, smap: ScopeMap, origin: Origin) -> dict[str, Any]:
+        check_recall_on(self.home, origin.name)  # an admin's /recall-off closes the chat first
         found, reason = bound_project(origin, smap.bound, smap.projects)
         if found is None:
             raise SearchError(refusal(reason), CHAT_UNBOUND)

@@ -62,7 +62,8 @@ _MISSING = {"state.db": "session database not found"}
 
 
 def connect_state(home: Path, *, rows: bool = True) -> sqlite3.Connection:
-    """Hermes' ``state.db`` of the profile at ``home``, read-only; :class:`NoDatabase` without one."""
+    """Hermes' ``state.db`` of the profile at ``home``, read-only; :class:`NoDatabase` without one.
+    Readers of history use ``forgotten.connect_state``, which also prepares the eligibility table."""
     return connect_ro(state_db_path(home), rows=rows)
 
 

@@ -17,12 +17,29 @@ SUMMARY_PREFIXES: tuple[str, ...] = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:"
 
 
 
+# Messages taken out of recall (``/forget``, ``hermes recall forget``, opt-outs): a table of the
+# connection's own, filled by ``forgotten.prepare`` from the plugin's forgotten.db
+# (``forgotten.connect_state`` and ``SearchEngine.leased`` prepare every state.db connection). An
+# unprepared connection fails ("no such table"), it never shows a forgotten turn.
+FORGOTTEN_TABLE = "temp.recall_forgotten"
+
+
+def not_forgotten_sql(alias: str = "m") -> str:
+    col = f"{alias}." if alias else ""
+    return f"{col}id NOT IN (SELECT id FROM {FORGOTTEN_TABLE})"
+
+
 def turn_sql(alias: str = "m") -> str:
     """SQL predicate over the messages row ``alias``: a user or assistant turn that is live or
-    compaction-archived. Rewound rows (active=0 AND compacted=0) are what the user took back, so
-    they never count — not as history, nor as the turn before or after a hit."""
+    compaction-archived and not forgotten. Rewound rows (active=0 AND compacted=0) are what the user
+    took back and forgotten rows what a member or admin took out of recall, so neither counts — not
+    as history, nor as the turn before or after a hit (a neighbour's context, an answer)."""
     col = f"{alias}." if alias else ""
-    return f"{col}role IN ('user', 'assistant') AND ({col}active = 1 OR {col}compacted = 1)"
+    return (f"{col}role IN ('user', 'assistant') AND ({col}active = 1 OR {col}compacted = 1)"
+            f" AND {not_forgotten_sql(alias)}")
+
+
+NOT_FORGOTTEN_SQL = not_forgotten_sql("m")
 
 
 # The rows ELIGIBLE_MESSAGE_SQL is written over.

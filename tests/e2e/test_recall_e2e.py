@@ -209,3 +209,46 @@ async def test_chat_essentials_dates_open_projects_superuser_and_cooldown(deploy
         assert "mango" in await _recall(ob, GROUP_A, "mango", user=ADMIN)  # admins are exempt
 
     assert KEY not in bot.log_text()
+
+
+async def test_a_member_forgets_their_words_through_the_real_bot_and_it_survives_a_restart(deployment):
+    home, ids, api, bot = deployment
+    from hermes_state import SessionDB
+
+    db = SessionDB(db_path=home / "state.db")
+    for user, words in ((MEMBER, "my locker code is pomegranate-42"), (10004, "the pomegranate pie is on friday")):
+        sid = f"hermes-onebotv11+group+{GROUP_A}+{user}"
+        db.create_session(sid, "api_server", cwd=str(home.parent / "work" / "apollo"))
+        db.append_message(sid, "user", words)
+        db.append_message(sid, "assistant", f"noted: {words}")
+    db.close()
+    before = _messages(home)
+    api.start()
+    bot.start()
+    async with FakeOneBot(bot.ws_url, bot.access_token) as ob:
+        found = await _recall(ob, GROUP_A, "pomegranate")
+        assert "locker" in found and "pie" in found
+        preview = _all_text(await _ask(ob, GROUP_A, "/forget", MEMBER))
+        assert "1 条发言" in preview and "/forget confirm" in preview
+        assert "只有管理员" in _all_text(await _ask(ob, GROUP_A, "/forget --session cli-apollo", MEMBER))
+        done = _all_text(await _ask(ob, GROUP_A, "/forget confirm", MEMBER))
+        assert "回执 fg-" in done and "state.db" in done
+        found = await _recall(ob, GROUP_A, "pomegranate")
+        assert "locker" not in found and "pie" in found  # the other member's words stay
+
+        await ob.send_group_message("/recall-off", group_id=GROUP_A, user_id=MEMBER)
+        await ob.expect_no_action(1.5)  # admins only, silent for others
+        assert "已关闭" in _all_text(await _ask(ob, GROUP_A, "/recall-off", ADMIN))
+        assert "已被管理员关闭" in await _recall(ob, GROUP_A, "pomegranate")
+        assert "重新打开" in _all_text(await _ask(ob, GROUP_A, "/recall-on", ADMIN))
+
+    bot.stop()
+    api.stop()
+    api.start()
+    bot.start()
+    async with FakeOneBot(bot.ws_url, bot.access_token) as ob:
+        found = await _recall(ob, GROUP_A, "pomegranate")
+        assert "locker" not in found and "pie" in found
+    assert _messages(home) == before  # Hermes' messages table is never written
+    log = api.get("/chats/onebotv11:111111/recall")
+    assert log["recall"] == "on"

@@ -32,7 +32,7 @@ GROUP, OTHER, HOMELESS = "onebotv11:111", "onebotv11:222", "onebotv11:333"
 
 # Values that differ from one run to the next (random project ids, clock times, the package
 # version): only their type is compared. Everything else must match exactly.
-VOLATILE = {"id", "when", "version", "project_id", "timestamp"}
+VOLATILE = {"id", "when", "version", "project_id", "timestamp", "receipt"}
 
 # name → (method, path, body, headers). Order matters: later answers see earlier moves.
 EXCHANGES: list[tuple[str, str, str, dict[str, Any] | None, dict[str, str]]] = [
@@ -62,6 +62,23 @@ EXCHANGES: list[tuple[str, str, str, dict[str, Any] | None, dict[str, str]]] = [
     ("search_query_too_long", "POST", "/search", {"query": "x" * 5000, "chat": GROUP}, AUTH),
     ("search_bad_request", "POST", "/search", {"query": "x", "chat": GROUP, "mode": "fuzzy"}, AUTH),
     ("no_such_route", "GET", "/nosuch", None, AUTH),
+    # Forgetting (member 42 talks in GROUP's per-member session); later answers see it applied.
+    ("forget_member_dry_run", "POST", "/forget",
+     {"chat": GROUP, "scope": "member", "user": "42", "actor": "onebotv11:42"}, AUTH),
+    ("forget_member", "POST", "/forget",
+     {"chat": GROUP, "scope": "member", "user": "42", "actor": "onebotv11:42", "apply": True}, AUTH),
+    ("forget_not_attributable", "POST", "/forget",
+     {"chat": GROUP, "scope": "member", "user": "43", "message_id": 4, "apply": True}, AUTH),
+    ("forget_session_not_found", "POST", "/forget", {"chat": GROUP, "scope": "session", "session_id": "nope"}, AUTH),
+    ("forget_chat_dry_run", "POST", "/forget",
+     {"chat": GROUP, "scope": "chat", "before": "2999-01-01T00:00:00+00:00"}, AUTH),
+    ("forget_bad_request", "POST", "/forget", {"chat": GROUP, "scope": "everything"}, AUTH),
+    ("recall_state", "GET", f"/chats/{GROUP}/recall", None, AUTH),
+    ("recall_off", "PUT", f"/chats/{GROUP}/recall", {"enabled": False, "actor": "onebotv11:1"}, AUTH),
+    ("search_recall_off", "POST", "/search", {"query": "rollout", "chat": GROUP}, AUTH),
+    ("recall_on", "PUT", f"/chats/{GROUP}/recall", {"enabled": True, "actor": "onebotv11:1"}, AUTH),
+    ("optout", "PUT", f"/chats/{GROUP}/members/42/optout", {"opted_out": True, "actor": "onebotv11:42"}, AUTH),
+    ("optin", "PUT", f"/chats/{GROUP}/members/42/optout", {"opted_out": False, "actor": "onebotv11:42"}, AUTH),
 ]
 
 

@@ -207,10 +207,12 @@ def test_the_agent_world_is_written_the_way_hermes_stores_agent_work(tmp_path, m
             _, _, role, content, _, active, compacted = rows[mid]
             assert role in ("user", "assistant") and content and (active or compacted)
     from hermes_side.search.answers import reply_to
+    from hermes_side.stores import forgotten
     from hermes_side.stores.hermes_db import connect_ro
 
     conn = connect_ro(corpus.state_db)
     try:
+        forgotten.prepare(conn, tmp_path)  # what every reader of history does first
         for mid, t in list(corpus.by_message.items())[:80]:
             nxt = reply_to(conn, t.session_id, mid)
             assert nxt is None or nxt["message_id"] in corpus.by_message or nxt["message_id"] in corpus.copies

@@ -693,9 +693,11 @@ def test_a_scanned_scope_asks_no_profile_wide_index(world, proj):
 
     from hermes_side.search.keyword import Filters, ScopeMemo, keyword_search
     from hermes_side.search.query import parse_query
+    from hermes_side.stores import forgotten
 
     sids = [world.session(f"the kestrel rollout note {i}", cwd=proj) for i in range(4)]
     conn = sqlite3.connect(world.home / "state.db")
+    forgotten.prepare(conn, world.home)  # what every reader of history does first
     fts: list[str] = []
     conn.set_trace_callback(lambda sql: fts.append(sql) if "messages_fts" in sql else None)
     ids = [r[0] for r in conn.execute("SELECT id FROM messages ORDER BY id")]
