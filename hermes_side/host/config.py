@@ -69,9 +69,19 @@ def section(doc: Any, *keys: str) -> Any:
     return doc
 
 
+def plugin_settings(doc: Any) -> dict[str, Any]:
+    """The plugin's own settings in a parsed config: ``plugins.project-history-recall`` merged with
+    ``plugins.entries.project-history-recall.settings`` (where newer Hermes keeps plugin settings,
+    ``hermes plugins config``), the latter winning key by key."""
+    legacy = section(doc, "plugins", PLUGIN_KEY)
+    newer = section(doc, "plugins", "entries", PLUGIN_KEY, "settings")
+    return {**(legacy if isinstance(legacy, dict) else {}), **(newer if isinstance(newer, dict) else {})}
+
+
 def plugin_section(home: Path | str, *keys: str) -> Any:
-    """``plugins.project-history-recall[.keys…]`` of the profile's config.yaml (None when absent)."""
-    return section(read_config(home), "plugins", PLUGIN_KEY, *keys)
+    """``plugins.project-history-recall[.keys…]`` of the profile's config.yaml (None when absent),
+    read through :func:`plugin_settings`."""
+    return section(plugin_settings(read_config(home)), *keys) if keys else plugin_settings(read_config(home))
 
 
 def read_env(home: Path | str) -> dict[str, str]:
