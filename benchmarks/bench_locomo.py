@@ -165,6 +165,7 @@ class View:
     grouped: list[tuple[int, str]]  # best message of each of the first sessions
     quiet: bool = False  # empty, or every shown row has relevance "low"
     answers: dict[int, set[int]] = field(default_factory=dict)  # row message → other messages shown in its row
+    scores: list[float] = field(default_factory=list)  # each row's relevance score (ours)
 
 
 def _grouped(ranked: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -212,7 +213,7 @@ def plugin_method(engine, corpus: Corpus, mode: str, status: dict[str, int]):
         answers = {int(r["message_id"]): {int(x["message_id"]) for x in [r.get("answer") or {}, *(r.get("more") or [])]
                                           if x} for r in rows}
         quiet = all((r.get("relevance") or {}).get("level") == "low" for r in rows)
-        return View(ranked, shown, shown, quiet, answers)
+        return View(ranked, shown, shown, quiet, answers, [(r.get("relevance") or {}).get("score", 0.0) for r in rows])
 
     return view
 
@@ -248,7 +249,8 @@ def score(q: Question, v: View, english: bool) -> dict[str, float]:
 
     row = {"msg@1": hit(v.shown[:1]), "msg@5": hit(v.shown[:5]),
            "msg@1 row only": float(any(m in ev for m, _ in v.shown[:1])),
-           "msg@5 row only": float(any(m in ev for m, _ in v.shown[:5]))}
+           "msg@5 row only": float(any(m in ev for m, _ in v.shown[:5])),
+           "all-low": float(v.quiet)}
     if english:
         ranked = [m for m, _ in v.ranked] or [m for m, _ in v.shown]
         for k in (5, 10):
@@ -283,7 +285,8 @@ def run_suite(name: str, questions: list[Question], methods: dict[str, Callable]
                 sums[k] = sums.get(k, 0.0) + x
             if per_q is not None:
                 per_q.append({"suite": name, "method": method, "i": i, "conv": q.conv, "question": q.question,
-                              "evidence": q.evidence_message_ids, "shown": [m for m, _ in v.shown], **row})
+                              "evidence": q.evidence_message_ids, "shown": [m for m, _ in v.shown],
+                              "scores": v.scores, **row})
         n = max(1, len(questions))
         rows.append({"suite": name, "method": method, "questions": len(questions), "errors": errors,
                      **{k: round(x / n, 4) for k, x in sums.items()}, "p95_ms": _p95(times)})
@@ -303,7 +306,7 @@ def run_wrong(name: str, questions: list[Question], convs: list[str], methods: d
             quiet += v.quiet
             if per_q is not None:
                 per_q.append({"suite": f"wrong-{name}", "method": method, "conv": other, "question": q.question,
-                              "shown": [m for m, _ in v.shown], "quiet": v.quiet})
+                              "shown": [m for m, _ in v.shown], "quiet": v.quiet, "scores": v.scores})
         rows.append({"suite": f"wrong-{name}", "method": method, "questions": len(questions),
                      "quiet": round(quiet / max(1, len(questions)), 4)})
     return rows
@@ -335,12 +338,12 @@ SUITE_TITLES = {
 
 def report(rows: list[dict]) -> str:
     out = []
-    en_cols = ("r@5", "r@10", "sess@1", "sess@3", "sess@5", "best@3", "best@3 row only", "msg@1", "msg@5")
+    en_cols = ("r@5", "r@10", "sess@1", "sess@3", "sess@5", "best@3", "best@3 row only", "msg@1", "msg@5", "all-low")
     for suite, cols in (("en", en_cols), ("agent", en_cols),
-                        ("agentxl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only")),
-                        ("zh", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only")),
-                        ("xl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only")),
-                        ("rev", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only"))):
+                        ("agentxl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
+                        ("zh", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
+                        ("xl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
+                        ("rev", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low"))):
         mine = [r for r in rows if r["suite"] == suite]
         if not mine:
             continue
@@ -399,6 +402,10 @@ def checks(rows: list[dict]) -> list[tuple[str, bool, str]]:
         for metric, floor in TARGETS[suite].items():
             if hy:
                 out.append((f"{suite}: hybrid {metric} ≥ {floor}", hy[metric] >= floor, f"{hy[metric]:.3f}"))
+    for suite in ("en", "zh", "xl"):  # issue 18 point 3: in-project questions with every row low
+        hy = by.get((suite, "hybrid"))
+        if hy:
+            out.append((f"{suite}: hybrid in-project all-low ≤ 0.10", hy["all-low"] <= 0.10, f"{hy['all-low']:.3f}"))
     for r in rows:
         if r["suite"].startswith("wrong-") and r["method"] == "hybrid":
             floor = TARGETS["wrong"]["quiet"]

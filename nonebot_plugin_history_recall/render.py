@@ -155,12 +155,17 @@ def format_snippet(snippet: str, width: int = SNIPPET_WIDTH) -> str:
     return before + piece + after
 
 
+def _level(result: Mapping[str, Any]) -> str | None:
+    relevance = result.get("relevance")
+    return relevance.get("level") if isinstance(relevance, Mapping) else None
+
+
 def result_block(index: int, result: Mapping[str, Any], now: datetime) -> str:
     # The session id / link is Hermes' internal id: a group member cannot open it, so it is not shown.
     title = _shorten(" ".join(str(result.get("title") or "").split()), TITLE_WIDTH) or UNTITLED
     when = format_when(result.get("when"), now)
-    level = (result.get("relevance") or {}).get("level") if isinstance(result.get("relevance"), Mapping) else None
-    lines = [f"{index}. {title}" + (f" · {when}" if when else "") + (f" · {LOW_RELEVANCE}" if level == "low" else "")]
+    weak = f" · {LOW_RELEVANCE}" if _level(result) == "low" else ""
+    lines = [f"{index}. {title}" + (f" · {when}" if when else "") + weak]
     if snippet := format_snippet(result.get("snippet") or ""):
         lines.append(f"   {snippet}")
     return "\n".join(lines)
@@ -177,7 +182,14 @@ def result_blocks(data: Mapping[str, Any], query: str, now: datetime, prefix: st
     if not results:
         text = f"🔍 在项目「{name}」里没有找到与“{echo}”相关的对话。换个说法试试，或加 --mode keyword。"
         return [text + (f"\n{note}" if note else "")]
-    header = f"📚 项目「{name}」里与“{echo}”相关的 {len(results)} 段对话" + (f"\n{note}" if note else "")
+    # Only medium and high rows are "related"; weak ones are counted apart, never as related.
+    weak = sum(1 for r in results if _level(r) == "low")
+    related = len(results) - weak
+    if related == 0:
+        header = f"🔍 项目「{name}」里没有与“{echo}”明显相关的对话，下面 {weak} 段只是弱相关 (weak matches only)"
+    else:
+        header = f"📚 项目「{name}」里与“{echo}”相关的 {related} 段对话" + (f"，另有 {weak} 段弱相关" if weak else "")
+    header += f"\n{note}" if note else ""
     header += f"\n（{prefix}recall --open N 展开第 N 条）"
     return [header] + [result_block(i, r, now) for i, r in enumerate(results, 1)]
 

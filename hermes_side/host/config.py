@@ -8,15 +8,13 @@ API's, the embedding provider's) is read here, so each file has one parser and o
 Where the plugin's own settings live depends on the Hermes: 0.19 has no settings API for plugins,
 so they were ``plugins.<id>``; newer Hermes (``ctx.get_config`` / ``hermes plugins config``,
 hermes_cli/plugins_manifest.py ``validate_config_schema``) keeps them under
-``plugins.entries.<id>.settings``. :func:`plugin_settings` reads the newer place when it holds a
-mapping, else the old one, so a config migrated by a newer Hermes and a hand-written 0.19 config
-both work.
+``plugins.entries.<id>.settings``. :func:`plugin_settings` merges both (the newer place wins key
+by key), so a config migrated by a newer Hermes and a hand-written 0.19 config both work.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -82,34 +80,29 @@ NEW_PLACE = f"plugins.entries.{PLUGIN_KEY}.settings"  # newer Hermes
 SQLITE = "sqlite"
 
 
-@dataclass(frozen=True)
-class PluginSettings:
-    values: dict[str, Any]  # the plugin's settings mapping ({} when none)
-    where: str  # the dotted path they were read from, for messages that name a key
-
-
-def plugin_settings(doc: dict[str, Any]) -> PluginSettings:
-    """The plugin's settings in a parsed config: ``plugins.entries.<id>.settings`` when that is a
-    mapping, else ``plugins.<id>``."""
-    new = section(doc, "plugins", "entries", PLUGIN_KEY, "settings")
-    if isinstance(new, dict):
-        return PluginSettings(new, NEW_PLACE)
-    old = section(doc, "plugins", PLUGIN_KEY)
-    return PluginSettings(old if isinstance(old, dict) else {}, OLD_PLACE)
+def plugin_settings(doc: Any) -> dict[str, Any]:
+    """The plugin's own settings in a parsed config: ``plugins.project-history-recall`` merged with
+    ``plugins.entries.project-history-recall.settings`` (where newer Hermes keeps plugin settings,
+    ``hermes plugins config``), the latter winning key by key."""
+    legacy = section(doc, "plugins", PLUGIN_KEY)
+    newer = section(doc, "plugins", "entries", PLUGIN_KEY, "settings")
+    return {**(legacy if isinstance(legacy, dict) else {}), **(newer if isinstance(newer, dict) else {})}
 
 
 def plugin_section(home: Path | str, *keys: str) -> Any:
-    """The plugin's settings ``[.keys…]`` in the profile's config.yaml (None when absent), from
-    whichever place :func:`plugin_settings` picks."""
-    return section(plugin_settings(read_config(home)).values, *keys)
+    """``plugins.project-history-recall[.keys…]`` of the profile's config.yaml (None when absent),
+    read through :func:`plugin_settings`."""
+    return section(plugin_settings(read_config(home)), *keys) if keys else plugin_settings(read_config(home))
 
 
 def settings_place(home: Path | str) -> str:
-    """Where :func:`plugin_section` reads from, as a dotted path (for messages naming a key)."""
+    """Where the plugin's settings are kept in this profile, as a dotted path for messages that
+    name a key: the newer place when config.yaml has it, else the 0.19 one."""
     try:
-        return plugin_settings(read_config(home)).where
+        newer = section(read_config(home), "plugins", "entries", PLUGIN_KEY, "settings")
     except ConfigError:
         return OLD_PLACE
+    return NEW_PLACE if isinstance(newer, dict) else OLD_PLACE
 
 
 def session_backend(doc: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..host.config import plugin_settings
 from ..host.profile import PLUGIN_KEY
 
 OUR_TOOLS = frozenset({"project_history_search", "project_history_open", "project_session_move"})
@@ -110,21 +111,9 @@ class Settings:
     problems: tuple[str, ...] = field(default=())  # settings that were invalid and ignored (closed)
 
 
-def plugin_section(config: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The plugin's own settings: ``plugins.<key>`` merged with ``plugins.entries.<key>.settings``."""
-    plugins = config.get("plugins") if isinstance(config, Mapping) else None
-    if not isinstance(plugins, Mapping):
-        return {}
-    legacy = plugins.get(PLUGIN_KEY)
-    entry = plugins.get("entries")
-    entry = entry.get(PLUGIN_KEY) if isinstance(entry, Mapping) else None
-    newer = entry.get("settings") if isinstance(entry, Mapping) else None
-    return {**(legacy if isinstance(legacy, Mapping) else {}), **(newer if isinstance(newer, Mapping) else {})}
-
-
 def settings_from(config: Mapping[str, Any] | None) -> Settings:
     """The operator's switches. Anything invalid is ignored (the policy stays closed) and named."""
-    section = plugin_section(config)
+    section = plugin_settings(config)
     problems: list[str] = []
     raw = section.get("chat_tools", {})
     if not isinstance(raw, Mapping):

@@ -29,23 +29,19 @@ from ..scope.scope_map import ScopeCache, ScopeMap
 from ..stores import forgotten, hermes_db
 from ..stores.messages import message_text
 from .answers import EXPAND_TOP, asks, reply_to, with_replies
+from .conversations import in_period, lexical_order, named_period
 from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, ScopeMemo, keyword_search
 from .query import ParsedQuery, QueryError, parse_query
-from .relevance import judge, keyword_list_weight, script_of
+from .relevance import judge, keyword_list_weight, scope_terms, script_of, translated_coverage
 from .request import SearchRequest
-from .results import group_by_conversation, result_row
+from .results import conversation_order, group_by_conversation, result_row
+from .settings import RANKING
 from .translate import Concept, TranslationUnavailable, english_query, translate
 
 log = logging.getLogger(__name__)
 
-CANDIDATES = 50  # per list, before fusion
-# Far below the textbook 60: with ~50 candidates per list, a small k lets the top hits of either
-# list lead (the sweep: benchmarks/README.md, "Constants chosen by measurement").
-RRF_K = 5
-# Other messages of a conversation that are among the ``limit`` best hits overall are shown in
-# its row ("more"), so grouping by conversation never hides a top message.
-MORE_PER_ROW = 2
+CANDIDATES = RANKING.candidates  # per list, before fusion (settings.py has every ranking constant)
 MAX_CONCURRENT = 4  # searches running at once per profile
 NO_CONTEXT = "No project context (no working directory recorded)"
 NO_OTHERS = "No other sessions in this project"
@@ -305,11 +301,14 @@ class SearchEngine:
 
     def _rank(self, pq: ParsedQuery, mode: str, scope: Scope, req: SearchRequest,
               fetched: dict[int, dict[str, Any]] | None = None,
-              concepts: Sequence[Concept] = ()) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
+              concepts: Sequence[Concept] = (), conversations: list[tuple[list[str], float]] | None = None,
+              coverage: list[float | None] | None = None) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
         """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status.
         Every message read on the way is added to ``fetched`` for the caller, so none is read twice.
         ``concepts``: the query's Chinese words with their English translations, searched as a
-        keyword list of their own (translate.py)."""
+        keyword list of their own (translate.py). ``conversations`` receives the lexical
+        conversation lists (conversations.py) with their weights, in the modes that use words;
+        ``coverage`` the share of the question the scope holds (relevance.scope_terms)."""
         fetched = {} if fetched is None else fetched
         place, ids = scope.place, scope.session_ids
         filters = Filters(ids, after=req.after, before=req.before)
@@ -327,7 +326,8 @@ class SearchEngine:
                 pending = _side_pool().submit(_semantic, *args)
             else:
                 outcome = _semantic(*args)
-        tr: list[Hit] = self._keyword(english, filters, scope).hits if english else []
+        translated_kw = self._keyword(english, filters, scope) if english else None
+        tr: list[Hit] = translated_kw.hits if translated_kw else []
         if pending is not None:
             outcome = pending.result()
         if outcome is not None:
@@ -354,7 +354,16 @@ class SearchEngine:
                                            (), concepts=[c.english for c in concepts]),
                        1.0]
         fused = rrf([[h.message_id for h in kw], [h.message_id for h in tr], [mid for mid, _ in sem]],
-                    k=RRF_K, weights=weights)
+                    k=RANKING.rrf_k, weights=weights)
+        if coverage is not None:
+            coverage.append(self._coverage(keyword, pq, tr, concepts, fetched))
+        if conversations is not None and mode != "semantic":
+            smap = scope.smap
+            n = len({smap.root_of.get(s, s) for s in ids})
+            for result, weight in ((keyword if kw else None, weights[0] if weights else 1.0),
+                                   (translated_kw, weights[1] if weights else 1.0)):
+                if result is not None and result.docs and weight > 0:
+                    conversations.append((lexical_order(result.docs, result.terms, smap.root_of, n), weight))
         ranked = [{
             "message_id": mid,
             "session_id": session_of[mid],
@@ -370,6 +379,23 @@ class SearchEngine:
                 hit["cosine"] = cosine.get(hit["message_id"], hit["cosine"])
         return ranked, outcome
 
+    def _coverage(self, keyword: KeywordResult, pq: ParsedQuery, tr: Sequence[Hit], concepts: Sequence[Concept],
+                  fetched: dict[int, dict[str, Any]] | None) -> float | None:
+        """How much of the question the scope holds at all (relevance.scope_coverage): its words in
+        the messages keyword search read, or for a Chinese question over English history, its
+        words' translations in the translated list's hits."""
+        if pq.cjk and not concepts:
+            return None  # Chinese words over history that may be English: the words cannot tell
+        found = scope_terms(keyword)
+        if concepts and tr:
+            texts = fetched if fetched is not None else {}
+            missing = [h.message_id for h in tr if h.message_id not in texts]
+            if missing:
+                texts = {**texts, **self._messages(missing)}
+            joined = "\n".join(texts[h.message_id]["text"] for h in tr if h.message_id in texts)
+            found = max(found, translated_coverage(joined, [c.english for c in concepts]))
+        return found
+
     def _keyword(self, pq: ParsedQuery, filters: Filters, scope: Scope) -> KeywordResult:
         conn = self.connection()
         max_id = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
@@ -379,9 +405,11 @@ class SearchEngine:
 
     @staticmethod
     def _relevant(ranked: list[dict[str, Any]], messages: dict[int, dict[str, Any]], pq: ParsedQuery,
-                  baselines: dict[str, float], concepts: Sequence[Concept] = ()) -> list[dict[str, Any]]:
+                  baselines: dict[str, float], concepts: Sequence[Concept] = (),
+                  coverage: float | None = None) -> list[dict[str, Any]]:
         """Ranked hits with their relevance; hits below the floor are dropped, so ``limit`` is a
-        maximum: a query with nothing related in the project gets nothing back."""
+        maximum: a query with nothing related in the project gets nothing back. ``coverage``: the
+        share of the question the scope holds at all, which caps how related any hit can be."""
         words = pq.highlight_terms()
         script = script_of(pq.text)
         forms = [c.forms for c in concepts]
@@ -389,7 +417,8 @@ class SearchEngine:
         for hit in ranked:
             message = messages.get(hit["message_id"])
             relevance = judge(hit.get("cosine"), baselines, message["text"], words, script,
-                              keyword_hit=hit["score_source"] != "semantic", concepts=forms) if message else None
+                              keyword_hit=hit["score_source"] != "semantic", concepts=forms,
+                              coverage=coverage) if message else None
             if relevance is not None:
                 out.append({**hit, "relevance": relevance})
         return out
@@ -454,11 +483,18 @@ class SearchEngine:
                     "sessions_in_scope": in_scope}
         messages: dict[int, dict[str, Any]] = {}
         translation = translated(pq, req.mode)
-        ranked, outcome = self._rank(pq, req.mode, scope, req, messages, translation.concepts)
+        lists: list[tuple[list[str], float]] = []
+        coverage: list[float | None] = []
+        ranked, outcome = self._rank(pq, req.mode, scope, req, messages, translation.concepts, lists, coverage)
         status = outcome.status if outcome else None
         messages |= self._messages([h["message_id"] for h in ranked if h["message_id"] not in messages])
-        relevant = self._relevant(ranked, messages, pq, outcome.baselines if outcome else {}, translation.concepts)
-        best = group_by_conversation(relevant, smap.root_of, req.limit)
+        relevant = self._relevant(ranked, messages, pq, outcome.baselines if outcome else {}, translation.concepts,
+                                  coverage[0] if coverage else None)
+        if period := named_period(pq.text):  # a date in the query: conversations held then
+            order = conversation_order(relevant, smap.root_of)
+            when = {root: (messages.get(hit["message_id"]) or {}).get("timestamp") for root, hit in order.items()}
+            lists.append((in_period(list(order), when, period), 1.0))
+        best = group_by_conversation(relevant, smap.root_of, req.limit, lists)
         terms = [*pq.highlight_terms(), *translation.english]
         titles = hermes_db.session_titles(
             self.connection(), sorted({smap.root_of.get(h["session_id"], h["session_id"]) for h in best}
@@ -475,7 +511,7 @@ class SearchEngine:
             shown = {hit["message_id"], answer["message_id"] if answer else None}
             more = [{**messages[h["message_id"]], "message_id": h["message_id"]}
                     for h in relevant[:req.limit] if smap.root_of.get(h["session_id"], h["session_id"]) == root
-                    and h["message_id"] not in shown and h["message_id"] in messages][:MORE_PER_ROW]
+                    and h["message_id"] not in shown and h["message_id"] in messages][:RANKING.more_per_row]
             results.append(result_row(hit, message, title, terms, answer=answer, more=more))
         out = {**base, "results": results, "sessions_in_scope": in_scope}
         if notice := pq.notice(req.mode):  # an over-long query: say which part was searched

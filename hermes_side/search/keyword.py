@@ -87,6 +87,10 @@ class KeywordResult:
     common_words: frozenset[str] = frozenset()
     # Terms of an over-long query that were not searched (the least distinctive ones).
     dropped_terms: tuple[str, ...] = ()
+    # Every message scored (not only the best ``limit``) and the terms that weighed: which query
+    # terms each conversation holds, for ranking conversations (conversations.py).
+    docs: Sequence[Doc] = ()
+    terms: frozenset[Term] = frozenset()
 
 
 COMMON_SHARE = 0.10
@@ -413,7 +417,8 @@ def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, l
         docs = _read(conn, window, filters, Matcher(terms), _needles(_rarest(terms, stats.df_of, SCAN_NEEDLE_TERMS)))
         share = {t: stats.share(t) for t in terms}
     kept, common = _drop_common(terms, share, len(window))
-    return KeywordResult(_rank(docs, _scope_idf(kept, share, len(scope_ids)), limit), common, _dropped(dropped))
+    idf = _scope_idf(kept, share, len(scope_ids))
+    return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped), docs, frozenset(idf))
 
 
 def _scope_idf(terms: Sequence[Term], share: dict[Term, float], size: int) -> dict[Term, float]:
@@ -468,7 +473,7 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
         seen = set(best)
         recent = [mid for mid in scope_ids[-RECENT_FALLBACK:] if mid not in seen]
         docs += _read(conn, recent, filters, matcher, _needles(_rarest(short, stats.df_of, WINDOW_NEEDLE_TERMS)))
-    return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped))
+    return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped), docs, frozenset(idf))
 
 
 def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *,

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .query import CJK_CHAR, fold
+from .settings import RANKING
 
 # Margin over small talk: SEM_ZERO → 0, SEM_ONE → 1, linear in between (medium ≈ 0.065).
 SEM_ZERO = 0.01
@@ -34,9 +35,10 @@ CROSS_SCRIPT = 0.02
 # Words alone are a weaker signal than meaning: every query word found scores 0.8 ("high" only
 # with meaning or a single exact keyword).
 WORDS_WEIGHT = 0.8
-HIGH = 0.8
-MEDIUM = 0.55
+HIGH = RANKING.high
+MEDIUM = RANKING.medium
 KEYWORD_HIT = 0.05  # the least score of a hit keyword search returned
+MIN_SHOWN = 0.01  # the least score of a hit that passed the floor
 KEYWORD_COVERAGE_SCALE = 2.0  # the keyword list counts fully at half the query's words
 
 
@@ -155,9 +157,21 @@ def meaning_score(margin: float | None, cross_script: bool = False) -> float:
     return min(1.0, max(0.0, (margin - SEM_ZERO) / (SEM_ONE - SEM_ZERO)))
 
 
+def scope_terms(keyword) -> float:
+    """Share of the query's keyword terms (``keyword.KeywordResult``) that any message keyword search
+    read holds; words dropped as common in the scope are held by definition. 1.0 without terms."""
+    held: set = set()
+    for doc in keyword.docs:
+        held.update(doc.tf)
+    total = sum(t.weight for t in keyword.terms) + len(keyword.common_words)
+    if total <= 0:
+        return 1.0
+    return (sum(t.weight for t in keyword.terms if t in held) + len(keyword.common_words)) / total
+
+
 def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms: Sequence[str],
           query_script: str, keyword_hit: bool = False,
-          concepts: Sequence[Sequence[str]] = ()) -> Relevance | None:
+          concepts: Sequence[Sequence[str]] = (), coverage: float | None = None) -> Relevance | None:
     """The hit's relevance, or None when nothing says it is related and it must not be shown.
     A hit keyword search found is never dropped (it holds a query word, maybe in a form this
     substring check misses); it can still be "low". A Chinese query's words also count when the
@@ -168,5 +182,13 @@ def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms
     score = max(meaning, WORDS_WEIGHT * words, KEYWORD_HIT if keyword_hit else 0.0)
     if score <= 0.0:
         return None
-    level = "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
+    medium = RANKING.medium_unscaled
+    if coverage is not None and (script == query_script or concepts):
+        medium = RANKING.medium_cross_script if script != query_script else MEDIUM
+        # Only where words can tell (same script, or a Chinese question with its translations):
+        # a question whose words the project mostly lacks is about something else: a question asked
+        # in the wrong project still finds turns about "the weekend", but not its people and things.
+        # The hit passed the floor: it stays, at worst low.
+        score = max(MIN_SHOWN, score * min(1.0, max(0.0, coverage)))
+    level = "high" if score >= HIGH else "medium" if score >= medium else "low"
     return Relevance(level, score)

@@ -8,6 +8,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from .fusion import rrf
+from .settings import RANKING
+
 SNIPPET_CHARS = 160
 
 
@@ -54,23 +57,14 @@ def format_when(ts: float | None, tz: Any = None) -> str:
     return datetime.fromtimestamp(ts, tz).strftime("%Y-%m-%d %H:%M")
 
 
-# A conversation's rank counts its other good hits too, each worth a tenth of the one before it:
-# of two conversations whose best turns tie, the one with more turns about the question leads.
-# Measured on LoCoMo dev (hybrid, one run; English session hit@3 / Chinese history row msg@1):
-# best hit alone 0.861 / 0.905; decay 0.1 0.870 / 0.897; 0.25 0.870 / 0.885; 0.5 0.871 / 0.779 —
-# a stronger pull lets a conversation of loosely related turns push the answer out of first place.
-CONVERSATION_HITS = 3
-CONVERSATION_DECAY = 0.1
-
-
-def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str],
-                          limit: int) -> list[Mapping[str, Any]]:
-    """Each conversation's best hit, at most ``limit`` conversations, best conversation first.
+def conversation_order(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str]) -> dict[str, Mapping[str, Any]]:
+    """Each conversation's best hit, conversations ranked by their best messages.
 
     Hits come best first; a hit's ``score`` (the fused score) ranks conversations by their best
-    ``CONVERSATION_HITS`` messages, decayed. A reply pulled in after its question (``reply_to``)
-    adds nothing of its own. Without scores, conversations keep the order of their best hit.
-    """
+    ``conversation_hits`` messages, each worth ``conversation_decay`` of the one before (of two
+    conversations whose best turns tie, the one with more turns about the question leads). A
+    reply pulled in after its question (``reply_to``) adds nothing of its own. Without scores,
+    conversations keep the order of their best hit."""
     best: dict[str, Mapping[str, Any]] = {}
     scores: dict[str, list[float]] = {}
     for hit in hits:
@@ -81,10 +75,24 @@ def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[st
     order = {root: n for n, root in enumerate(best)}
 
     def weight(root: str) -> float:
-        top = sorted(scores.get(root, []), reverse=True)[:CONVERSATION_HITS]
-        return sum(s * CONVERSATION_DECAY ** i for i, s in enumerate(top))
+        top = sorted(scores.get(root, []), reverse=True)[:RANKING.conversation_hits]
+        return sum(s * RANKING.conversation_decay ** i for i, s in enumerate(top))
 
-    ranked = sorted(best, key=lambda root: (-weight(root), order[root]))
+    return {root: best[root] for root in sorted(best, key=lambda root: (-weight(root), order[root]))}
+
+
+def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str], limit: int,
+                          lists: Sequence[tuple[Sequence[str], float]] = ()) -> list[Mapping[str, Any]]:
+    """Each conversation's best hit, at most ``limit`` conversations, best conversation first:
+    ranked by their best messages, fused (RRF) with ``lists`` of conversation roots and their
+    weights (conversations.py) when given. Only conversations with a hit are shown."""
+    best = conversation_order(hits, root_of)
+    if lists:
+        fused = rrf([list(best), *(list(order) for order, _ in lists)], k=RANKING.rrf_k,
+                    weights=[1.0, *(weight for _, weight in lists)])
+        ranked = [root for root, _ in fused if root in best]
+    else:
+        ranked = list(best)
     return [best[root] for root in ranked[:limit]]
 
 
@@ -125,7 +133,9 @@ def render_search(result: dict[str, Any]) -> str:
     """A search result as the terminal shows it (``hermes recall search``, the demo)."""
     project = result.get("project") or {}
     name = project.get("name") or project.get("key") or project.get("kind", "")
-    lines = [f"{name}: {len(result['results'])} result(s), {result.get('sessions_in_scope', 0)} "
+    levels = [(row.get("relevance") or {}).get("level") for row in result["results"]]
+    weak = levels.count("low")
+    lines = [f"{name}: {len(levels) - weak} related, {weak} weak result(s), {result.get('sessions_in_scope', 0)} "
              f"conversation(s) in scope" + (f", semantic {result['semantic_status']}"
                                             if "semantic_status" in result else "")]
     if result.get("message"):
@@ -134,6 +144,8 @@ def render_search(result: dict[str, Any]) -> str:
         if result.get(key):
             lines.append(f"note: {result[key]}")
     for n, row in enumerate(result["results"], 1):
-        lines.append(f"{n}. {row['title'] or '(untitled)'}  [{row['when']}]  {row['link']}  ({row['score_source']})")
+        level = (row.get("relevance") or {}).get("level") or "-"
+        lines.append(f"{n}. [{level}] {row['title'] or '(untitled)'}  [{row['when']}]  {row['link']}"
+                     f"  ({row['score_source']})")
         lines.append(f"   {row['snippet']}")
     return "\n".join(lines)

@@ -98,6 +98,9 @@ def test_a_member_forgets_their_words_and_no_surface_finds_them(chats, capsys):
     assert "marmalade" in _texts(_search(client, G111, "marmalade staging password"))
     assert "八八六六" in _texts(_search(client, G111, "银行卡密码"))
     assert secret_ids & _chunk_ids(home)
+    # ...and by meaning alone, so "not found after" below is about forgetting, not a weak model.
+    for query in ("what is the secret phrase for the staging cluster launch", "我的卡的口令是多少"):
+        assert {r["message_id"] for r in _search(client, G111, query, "semantic")} & (secret_ids | replies), query
 
     def alpha_counts() -> tuple[int, int]:
         project = next(p for p in client.get("/status", headers=AUTH).json()["projects"] if p["name"] == "Alpha")

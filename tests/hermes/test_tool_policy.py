@@ -106,3 +106,14 @@ def test_every_tool_hermes_0_19_offers_a_platform_is_classified():
         offered |= set(toolsets.resolve_toolset(name))
 
     assert sorted(t for t in offered if not tool_policy.is_known(t)) == []
+
+
+def test_every_setting_of_the_plugin_is_read_from_both_places():
+    """host/config.plugin_settings is the one reader (the embedding section uses it too)."""
+    from hermes_side.host.config import plugin_settings
+
+    config = {"plugins": {"project-history-recall": {"embedding": {"enabled": False}, "chat_tools": {}},
+                          "entries": {"project-history-recall": {"settings": {"chat_tools": {"sealed": True}}}}}}
+
+    assert plugin_settings(config) == {"embedding": {"enabled": False}, "chat_tools": {"sealed": True}}
+    assert plugin_settings({"plugins": ["not", "a", "mapping"]}) == {} and plugin_settings(None) == {}

@@ -91,6 +91,15 @@ def test_results_header_names_project_and_count(render):
     assert blocks[1].startswith("1. t1") and blocks[2].startswith("2. t2")
 
 
+def test_the_header_never_counts_weak_matches_as_related(render):
+    low, medium = {"level": "low", "score": 0.2}, {"level": "medium", "score": 0.6}
+    rows = [{"title": "t1", "relevance": medium}, {"title": "t2", "relevance": low}, {"title": "t3", "relevance": low}]
+    blocks = render.result_blocks({"project": {"name": "Hermes"}, "results": rows}, "db", NOW)
+    assert blocks[0].splitlines()[0] == "📚 项目「Hermes」里与“db”相关的 1 段对话，另有 2 段弱相关"
+    (weak_only, *_) = render.result_blocks({"project": {"name": "Hermes"}, "results": rows[1:]}, "db", NOW)
+    assert weak_only.startswith("🔍") and "没有与“db”明显相关的对话" in weak_only and "2 段只是弱相关" in weak_only
+
+
 def test_nothing_found_names_the_project(render):
     (text,) = render.result_blocks({"project": {"slug": "hermes-dev"}, "results": []}, "q", NOW)
 

@@ -1,0 +1,106 @@
+"""Which conversation comes first (``search/conversations.py``, ``results.group_by_conversation``):
+a conversation about the question's words, and one held when the question says, lead."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from hermes_side.search.conversations import in_period, lexical_order, named_period
+from hermes_side.search.keyword import Doc, Term
+from hermes_side.search.results import group_by_conversation
+from tests.hermes.world import call_tool, shared_world
+
+
+def doc(mid: int, sid: str, *words: str) -> Doc:
+    return Doc(mid, sid, {Term("word", w): 1 for w in words}, 10)
+
+
+def test_a_conversation_holding_more_of_the_rare_words_leads():
+    terms = [Term("word", w) for w in ("jon", "networking", "store")]
+    docs = [doc(1, "a", "jon"), doc(2, "a", "networking"), doc(3, "a", "store"),  # all three, spread out
+            doc(4, "b", "jon", "networking"),                                       # two in one message
+            doc(5, "c", "jon"), doc(6, "d", "jon")]
+    assert lexical_order(docs, terms, {}, conversations=4)[:2] == ["a", "b"]
+
+
+def test_a_word_every_conversation_holds_weighs_almost_nothing():
+    terms = [Term("word", "jon"), Term("word", "tournament")]
+    docs = [doc(1, "a", "jon"), doc(2, "b", "jon"), doc(3, "c", "jon", "tournament")]
+    assert lexical_order(docs, terms, {}, conversations=3)[0] == "c"
+
+
+def test_compression_children_count_as_their_conversation():
+    terms = [Term("word", w) for w in ("cache", "lockfile")]
+    docs = [doc(1, "root", "cache"), doc(2, "child", "lockfile"), doc(3, "other", "cache")]
+    assert lexical_order(docs, terms, {"child": "root"}, conversations=2) == ["root", "other"]
+
+
+def ts(y, m, d):
+    return datetime(y, m, d, 12, tzinfo=UTC).timestamp()
+
+
+@pytest.mark.parametrize(("query", "inside", "outside"), [
+    ("What did Gina find for her store on 1 February, 2023?", ts(2023, 2, 3), ts(2023, 3, 1)),
+    ("Who did Maria have dinner with on May 3, 2023?", ts(2023, 5, 4), ts(2023, 6, 1)),
+    ("What setback did Melanie face in October 2023?", ts(2023, 10, 20), ts(2023, 12, 1)),
+    ("2023年7月 讨论 数据库 迁移", ts(2023, 7, 15), ts(2023, 9, 1)),
+    ("the 2024-03-05 incident", ts(2024, 3, 6), ts(2024, 4, 1)),
+])
+def test_a_named_day_or_month_is_a_period(query, inside, outside):
+    start, end = named_period(query)
+    assert start <= inside <= end and not start <= outside <= end
+
+
+@pytest.mark.parametrize("query", ["when did we go camping in June?", "what happened in 2023",
+                                   "the 31 February 2023 meeting", "set the timeout to 2023 ms"])
+def test_a_bare_month_or_year_or_an_impossible_day_names_no_period(query):
+    assert named_period(query) is None
+
+
+def test_conversations_held_in_the_period_are_kept_in_order():
+    period = named_period("in May 2023")
+    when = {"a": ts(2023, 8, 1), "b": ts(2023, 5, 10), "c": None, "d": ts(2023, 5, 30)}
+    assert in_period(["a", "b", "c", "d"], when, period) == ["b", "d"]
+
+
+def test_a_conversation_list_can_lift_the_second_conversation_but_never_add_one_without_a_hit():
+    hits = [{"message_id": 1, "session_id": "a", "score": 0.3}, {"message_id": 2, "session_id": "b", "score": 0.29}]
+    assert [h["session_id"] for h in group_by_conversation(hits, {}, 5)] == ["a", "b"]
+    rows = group_by_conversation(hits, {}, 5, lists=[(["zzz", "b"], 1.0)])
+    assert [h["session_id"] for h in rows] == ["b", "a"]
+
+
+# -- through the real tool -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with shared_world(tmp_path_factory.mktemp("conv-rank")) as w:
+        shop = w.folder("shop")
+        w.project("shop", shop)
+        may, july = ts(2023, 5, 4), ts(2023, 7, 20)
+        sessions = {
+            # one message that says most of the words, nothing else about it
+            "stray": w.session("Networking events for the store are exhausting, honestly.",
+                               "Rest up then.", cwd=shop, ts=july),
+            # the conversation about it: the words spread over its turns
+            "about": w.session("I went to two networking events this week.", "How did they go?",
+                               "Great, I met a supplier for the store and an investor.",
+                               "So networking paid off for the store!", cwd=shop, ts=may),
+            "ask": w.session(cwd=shop),
+        }
+        yield w, sessions
+
+
+def first(world, query: str) -> str:
+    _, sessions = world
+    out = call_tool("project_history_search", {"query": query, "mode": "keyword", "limit": 5}, sessions["ask"])
+    assert out["success"] is True, out
+    return out["results"][0]["session_id"]
+
+
+def test_the_conversation_held_on_the_named_day_comes_first(world):
+    _, sessions = world
+    assert first(world, "store networking events on 20 July, 2023") == sessions["stray"]
+    assert first(world, "store networking events on 4 May, 2023") == sessions["about"]
