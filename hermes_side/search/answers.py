@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
-from ..stores.messages import NOT_FORGOTTEN_SQL, is_summary_text, message_text
+from ..stores.messages import NOT_FORGOTTEN_SQL, is_summary_text, message_text, newer_clauses
 
 EXPAND_TOP = 30
 # Rows read past a question to find its answer. An agent's answer can come after a run of tool
@@ -23,9 +23,10 @@ EXPAND_TOP = 30
 # is far more tool calls than one turn makes, and one indexed read of the session.
 LOOKAHEAD = 64
 _QUESTION_MARKS = ("?", "？")
-# A forgotten turn is never anyone's answer (the connection is prepared: stores/forgotten.py).
+# A forgotten turn is never anyone's answer (the connection is prepared: stores/forgotten.py), nor
+# a row newer Hermes marks as scaffolding or a compression summary ({newer}: newer_clauses).
 _NEXT_ROWS = ("SELECT m.id, m.role, m.content, m.tool_calls FROM messages m WHERE m.session_id = ? AND m.id > ?"
-              f" AND (m.active = 1 OR m.compacted = 1) AND {NOT_FORGOTTEN_SQL} ORDER BY m.id LIMIT ?")
+              f" AND (m.active = 1 OR m.compacted = 1) AND {NOT_FORGOTTEN_SQL}{{newer}} ORDER BY m.id LIMIT ?")
 
 
 def asks(text: str) -> bool:
@@ -40,7 +41,8 @@ def reply_to(conn: sqlite3.Connection, session_id: str, message_id: int) -> dict
     carries ``tool_calls`` when the same run of assistant turns ends with a plain answer before the
     next user turn (the text the person read)."""
     first_call: dict[str, Any] | None = None
-    for mid, role, content, tool_calls in conn.execute(_NEXT_ROWS, (session_id, message_id, LOOKAHEAD)):
+    sql = _NEXT_ROWS.format(newer=newer_clauses(conn, ("messages",)))
+    for mid, role, content, tool_calls in conn.execute(sql, (session_id, message_id, LOOKAHEAD)):
         if role not in ("user", "assistant"):
             continue
         text = message_text(content)

@@ -18,8 +18,6 @@ EXCLUDED_SOURCES: tuple[str, ...] = ("subagent", "tool")
 # would return every compacted conversation twice.
 SUMMARY_PREFIXES: tuple[str, ...] = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
 
-
-
 # Messages taken out of recall (``/forget``, ``hermes recall forget``, opt-outs): a table of the
 # connection's own, filled by ``forgotten.prepare`` from the plugin's forgotten.db
 # (``forgotten.connect_state`` and ``SearchEngine.leased`` prepare every state.db connection). An
@@ -75,13 +73,18 @@ NEWER_CLAUSES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def eligible_sql(conn: sqlite3.Connection) -> str:
-    """:data:`ELIGIBLE_MESSAGE_SQL` plus every newer clause whose column this state.db has.
+def newer_clauses(conn: sqlite3.Connection, tables: tuple[str, ...] = ("sessions", "messages")) -> str:
+    """The :data:`NEWER_CLAUSES` of ``tables`` whose column this state.db has.
 
-    Two ``PRAGMA table_info`` reads (microseconds); not cached, because a newer Hermes migrates
-    the file under a running reader."""
-    have = {table: columns(conn, table) for table in {t for t, _, _ in NEWER_CLAUSES}}
-    return ELIGIBLE_MESSAGE_SQL + "".join(clause for table, col, clause in NEWER_CLAUSES if col in have[table])
+    ``PRAGMA table_info`` reads (microseconds); not cached, because a newer Hermes migrates the
+    file under a running reader."""
+    have = {table: columns(conn, table) for table in tables}
+    return "".join(clause for table, col, clause in NEWER_CLAUSES if table in have and col in have[table])
+
+
+def eligible_sql(conn: sqlite3.Connection) -> str:
+    """:data:`ELIGIBLE_MESSAGE_SQL` plus every newer clause whose column this state.db has."""
+    return ELIGIBLE_MESSAGE_SQL + newer_clauses(conn)
 
 
 _MULTIMODAL_PREFIX = "\x00json:"

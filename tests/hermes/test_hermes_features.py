@@ -225,6 +225,25 @@ class TestNewerRows:
         assert {r["session_id"] for r in found["results"]} == {newer_db["seen"], newer_db["scaffold"]}
         assert "scaffolding" not in texts and "summary of earlier" not in texts and "hidden kanban" not in texts
 
+    def test_a_hidden_scaffolding_row_after_a_question_is_never_shown_as_its_answer(self, world, loaded_plugin):
+        a = world.folder("a")
+        world.project("A", a)
+        asked = world.session("Which bucket does the walrus feeder use?", cwd=a)
+        world.db.append_message(asked, "assistant", "walrus feeder routing note the agent injected")
+        world.db.append_message(asked, "assistant", "It uses bucket nine, next to the gate.")
+        cur = world.session("hello", cwd=a)
+        conn = sqlite3.connect(world.home / "state.db")
+        try:
+            conn.execute("ALTER TABLE messages ADD COLUMN display_kind TEXT")
+            conn.execute("UPDATE messages SET display_kind = 'hidden' WHERE content LIKE '%routing note%'")
+            conn.commit()
+        finally:
+            conn.close()
+        found = call_tool("project_history_search", {"query": "walrus feeder bucket", "mode": "keyword"}, cur)
+        (row,) = [r for r in found["results"] if r["session_id"] == asked]
+        assert "bucket nine" in row["answer"]["snippet"].replace(">>>", "").replace("<<<", "")
+        assert "routing note" not in json.dumps(found, ensure_ascii=False)
+
     def test_status_counts_only_eligible_rows_and_names_the_newer_features(self, world, newer_db):
         from hermes_side.actions.status import profile_status
 
