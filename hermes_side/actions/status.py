@@ -239,7 +239,6 @@ def render_features(report: dict[str, Any] | None) -> list[str]:
     backend = report.get("backend") or {}
     if not backend.get("supported", True):
         lines.append(f"  {backend.get('detail')}")
-    if report.get("seal_gaps"):
-        lines.append("  the seal fails closed (tools closed in chats are closed in every session): "
-                     + "; ".join(report["seal_gaps"]))
+    if report.get("seal_gaps"):  # what this means for the seal: the Seal line (scope/seal.py)
+        lines.append("  the seal depends on: " + "; ".join(report["seal_gaps"]))
     return lines

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..host import features
 from ..host.config import plugin_enabled
 from ..host.profile import PLUGIN_KEY, named_profile, profiles_root
 from . import tool_policy
@@ -140,10 +141,26 @@ def _routed_profiles(config: Mapping[str, Any]) -> list[str]:
     return names
 
 
+def _hermes_doors(home: Path) -> tuple[list[dict[str, str]], list[str]]:
+    """What the running Hermes lacks of the seal's pieces (host/features.py). Without the
+    ``pre_tool_call`` hook or its block directive the guard's verdict stops nothing: an open door.
+    Any other gap (a SessionDB call, a state.db column, a non-SQLite backend) makes the guard block
+    the restricted tools in every session: still closed, and the report says why tools are gone."""
+    hooks = [g.sentence() for g in features.hook_gaps() if g.seal]
+    doors = [{"door": "hermes", "why": f"this Hermes lacks {'; '.join(hooks)}: the guard cannot stop a tool, "
+                                       "so chats get every tool"}] if hooks else []
+    rest = [g for g in features.seal_gaps(home) if g not in hooks]
+    notes = [f"this Hermes lacks {'; '.join(rest)}: tools closed in chats are closed in every session, "
+             "the operator's included"] if rest else []
+    return doors, notes
+
+
 def seal_report(home: Path) -> dict[str, Any]:
-    """The seal of the profile at ``home``, read fresh from its files."""
+    """The seal of the profile at ``home``, read fresh from its files and the running Hermes."""
     doors, unverified = _doors_of(Path(home), routes=True)
-    return {"closed": not doors, "open_doors": doors, "unverified": unverified}
+    hermes_doors, notes = _hermes_doors(Path(home))
+    doors = hermes_doors + doors
+    return {"closed": not doors, "open_doors": doors, "unverified": notes + unverified}
 
 
 def render_seal(seal: Mapping[str, Any]) -> str:

@@ -168,7 +168,26 @@ class TestDetection:
         status = profile_status(world.home)
         assert status["hermes"]["seal_gaps"] == ["pre_tool_call block directive is missing "
                                                  "(blocking session_search in chats unavailable)"]
-        assert "the seal fails closed" in render_status(status)
+        # The guard's verdict stops nothing without the directive: the report must not say "closed".
+        assert status["seal"]["closed"] is False
+        assert status["seal"]["open_doors"][0]["door"] == "hermes"
+        assert "Seal: OPEN — hermes: this Hermes lacks pre_tool_call block directive" in render_status(status)
+
+    def test_a_missing_sessiondb_call_closes_restricted_tools_everywhere_and_the_report_says_so(
+            self, world, monkeypatch):
+        from hermes_side.actions.status import profile_status
+        from hermes_side.host import features
+
+        (world.home / "config.yaml").write_text("plugins: {enabled: [project-history-recall]}\n")
+        monkeypatch.setattr(features, "python_gaps",
+                            lambda: [features.Gap("hermes_state.SessionDB.get_session", "every search", True)])
+        cli = world.session("hi", cwd=world.folder("a"))
+        from hermes_side.scope.guard import on_pre_tool_call
+
+        assert on_pre_tool_call(tool_name="terminal", session_id=cli)["action"] == "block"
+        seal = profile_status(world.home)["seal"]
+        assert seal["closed"] is True, seal
+        assert any("SessionDB.get_session" in note and "every session" in note for note in seal["unverified"])
 
     def test_register_logs_each_missing_piece(self, monkeypatch, caplog):
         import hermes_cli.plugins as plugins
