@@ -27,7 +27,7 @@ from ..host.profile import profile_name
 from ..scope.chat_rule import CHAT_UNBOUND, RECALL_OFF, RECALL_OFF_TEXT, Origin, bound_project, refusal
 from ..scope.scope_map import ScopeCache, ScopeMap
 from ..stores import forgotten, hermes_db
-from ..stores.messages import message_text
+from ..stores.messages import message_text, text_turn_sql
 from .answers import EXPAND_TOP, asks, reply_to, with_replies
 from .conversations import in_period, lexical_order, named_period
 from .fusion import rrf
@@ -120,9 +120,16 @@ def public_place(place: dict[str, Any], projects: Sequence[dict[str, Any]]) -> d
             "slug": project.get("slug"), "primary_path": project.get("primary_path")}
 
 
+# Only rows that can ever be a hit belong to a scope's ids: they are the denominator of every term's
+# share and BM25 weight. Counting an agent's tool results and text-less tool-call rows made names
+# fall under COMMON_SHARE (in a LoCoMo conversation written as agent transcripts, 72 of the first
+# 120 questions kept a different set of common words), so semantic search stopped dropping them.
+_TEXT_TURN = text_turn_sql("")
+
+
 class ScopeMessageIds:
-    """Sorted message ids of a scope's sessions, cached and extended as new messages arrive, with
-    the keyword search's per-scope memo (id set, term statistics) kept beside them."""
+    """Sorted ids of a scope's sessions' text turns (``text_turn_sql``), cached and extended as new
+    messages arrive, with the keyword search's per-scope memo (id set, term statistics) beside them."""
 
     def __init__(self, size: int = 64) -> None:
         self._cache: dict[str, tuple[array, int, frozenset[str], ScopeMemo]] = {}
@@ -144,13 +151,14 @@ class ScopeMessageIds:
         if cached is None:
             members = frozenset(session_ids)
             rows = conn.execute("SELECT id FROM messages WHERE session_id IN (SELECT value FROM json_each(?))"
-                                " AND id <= ? ORDER BY id", (json.dumps(sorted(members)), max_id)).fetchall()
+                                f" AND id <= ? AND {_TEXT_TURN} ORDER BY id",
+                                (json.dumps(sorted(members)), max_id)).fetchall()
             ids = array("q", (r[0] for r in rows))
             memo = ScopeMemo()
         else:
             old, seen, members, memo = cached
-            new = [r[0] for r in conn.execute("SELECT id, session_id FROM messages WHERE id > ? AND id <= ?",
-                                              (seen, max_id)) if r[1] in members]
+            new = [r[0] for r in conn.execute(f"SELECT id, session_id FROM messages WHERE id > ? AND id <= ?"
+                                              f" AND {_TEXT_TURN}", (seen, max_id)) if r[1] in members]
             ids = old + array("q", new) if new else old
         with self._lock:
             current = self._cache.get(key)

@@ -43,6 +43,16 @@ def turn_sql(alias: str = "m") -> str:
 NOT_FORGOTTEN_SQL = not_forgotten_sql("m")
 
 
+def text_turn_sql(alias: str = "m") -> str:
+    """SQL predicate over the messages row ``alias``: what never changes about a row that can be a
+    hit — a user or assistant row with text that is no compaction summary. Tool results, an
+    assistant's text-less tool-call rows and summaries fail it forever; eligibility adds the parts
+    that change (live, forgotten, the session's state)."""
+    col = f"{alias}." if alias else ""
+    return (f"{col}role IN ('user', 'assistant') AND {col}content IS NOT NULL AND {col}content != ''"
+            + "".join(f" AND {col}content NOT LIKE '{prefix}%'" for prefix in SUMMARY_PREFIXES))
+
+
 # The rows ELIGIBLE_MESSAGE_SQL is written over.
 MESSAGES_FROM = "FROM messages m JOIN sessions s ON s.id = m.session_id"
 
@@ -56,8 +66,7 @@ def _sql_list(values: tuple[str, ...]) -> str:
 # for Hermes 0.19's state.db; :func:`eligible_sql` adds newer Hermes' columns — use that.
 ELIGIBLE_MESSAGE_SQL = (
     turn_sql("m")
-    + " AND m.content IS NOT NULL AND m.content != ''"
-    + "".join(f" AND m.content NOT LIKE '{prefix}%'" for prefix in SUMMARY_PREFIXES)
+    + " AND " + text_turn_sql("m")
     + " AND COALESCE(s.archived, 0) = 0"
     + f" AND COALESCE(s.source, '') NOT IN ({_sql_list(EXCLUDED_SOURCES)})"
 )

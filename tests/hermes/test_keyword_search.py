@@ -706,3 +706,36 @@ def test_a_scanned_scope_asks_no_profile_wide_index(world, proj):
 
     assert {h.session_id for h in hits} == set(sids) and fts == []
     conn.close()
+
+
+def test_an_agents_tool_rows_do_not_dilute_which_words_are_common_in_a_scope(world, proj):
+    """A name in a sixth of a project's text turns is common there (search drops it, and semantic
+    search embeds the question without it), however many tool results and text-less tool-call rows
+    the agent wrote between those turns: only rows that can be a hit count."""
+    import json
+    import sqlite3
+
+    from hermes_side.search.engine import ScopeMessageIds
+    from hermes_side.search.keyword import Filters, keyword_search
+    from hermes_side.search.query import parse_query
+    from hermes_side.stores import forgotten
+
+    sid = world.session(cwd=proj)
+    for i in range(60):
+        call = [{"id": f"c{i}", "type": "function", "function": {"name": "terminal", "arguments": "{}"}}]
+        world.db.append_message(sid, "assistant", None, tool_calls=call)
+        world.db.append_message(sid, "tool", json.dumps({"output": f"line {i}", "exit_code": 0}),
+                                tool_call_id=f"c{i}", tool_name="terminal")
+        text = f"Zelda watered the garden bed {i}" if i % 6 == 0 else f"the weather report number {i}"
+        text += " and planted tulips" if i == 30 else ""
+        world.db.append_message(sid, ("user", "assistant")[i % 2], text)
+    conn = sqlite3.connect(world.home / "state.db")
+    forgotten.prepare(conn, world.home)
+    max_id = conn.execute("SELECT MAX(id) FROM messages").fetchone()[0]
+    ids, memo = ScopeMessageIds().scope(conn, [sid], max_id)
+
+    result = keyword_search(conn, parse_query("Zelda tulips"), Filters([sid]), scope_ids=ids, cache=memo)
+
+    assert len(ids) == 60
+    assert {w.lower() for w in result.common_words} == {"zelda"}
+    conn.close()
