@@ -145,6 +145,7 @@ def _push_body(port: int, head: bytes, megabytes: int) -> bytes:
         sock.close()
 
 
+@pytest.mark.slow  # a real process (recall API or shell)
 @pytest.mark.skipif(not __import__("os").path.exists("/proc/self/status"), reason="needs /proc for RSS")
 def test_big_unauthenticated_bodies_do_not_grow_the_real_server(world, tmp_path):
     """Four 300 MB bodies without a key used to take ``hermes recall serve`` to 1.6 GB; now each

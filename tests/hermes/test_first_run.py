@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 import hermes_side
@@ -35,6 +36,7 @@ def test_bare_consent_shows_the_state_and_how_to_change_it(world, capsys):
     assert "Consent: none" in out and "hermes recall consent grant" in out and "revoke" in out
 
 
+@pytest.mark.slow  # a real process (recall API or shell)
 def test_the_demos_search_lines_work_when_pasted(tmp_path):
     home = tmp_path / "demo-home"
     env = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"} | {"HERMES_HOME": str(home)}

@@ -100,6 +100,7 @@ def _killed_half_way(world, tmp_path) -> None:
     assert len(list(journal_dir(world.home).glob("*.json"))) == 1
 
 
+@pytest.mark.slow  # a real process (recall API or shell)
 def test_move_killed_half_way_is_finished_when_the_recall_api_starts(group, tmp_path):
     world = group
     (world.home / "config.yaml").write_text("plugins:\n  enabled: [project-history-recall]\n")
