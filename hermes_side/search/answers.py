@@ -16,12 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..stores.messages import NOT_FORGOTTEN_SQL, is_summary_text, message_text, newer_clauses
+from .settings import RANKING
 
-EXPAND_TOP = 30
-# Rows read past a question to find its answer. An agent's answer can come after a run of tool
-# calls (an assistant row with ``tool_calls`` and no text, then a ``tool`` row, repeated); 64 rows
-# is far more tool calls than one turn makes, and one indexed read of the session.
-LOOKAHEAD = 64
 _QUESTION_MARKS = ("?", "？")
 # A forgotten turn is never anyone's answer (the connection is prepared: stores/forgotten.py), nor
 # a row newer Hermes marks as scaffolding or a compression summary ({newer}: newer_clauses).
@@ -42,7 +38,7 @@ def reply_to(conn: sqlite3.Connection, session_id: str, message_id: int) -> dict
     next user turn (the text the person read)."""
     first_call: dict[str, Any] | None = None
     sql = _NEXT_ROWS.format(newer=newer_clauses(conn, ("messages",)))
-    for mid, role, content, tool_calls in conn.execute(sql, (session_id, message_id, LOOKAHEAD)):
+    for mid, role, content, tool_calls in conn.execute(sql, (session_id, message_id, RANKING.answer_lookahead)):
         if role not in ("user", "assistant"):
             continue
         text = message_text(content)
@@ -66,7 +62,7 @@ def with_replies(conn: sqlite3.Connection, ranked: list[dict[str, Any]],
                  texts: Mapping[int, str] | None = None) -> list[dict[str, Any]]:
     """Each of the top hits that asks something, followed by the turn that answered it. ``texts``:
     the hits' texts the caller read already (message id → text); only the others are read here."""
-    head = ranked[:EXPAND_TOP]
+    head = ranked[:RANKING.expand_top]
     if not head:
         return ranked
     known = dict(texts or {})
@@ -89,4 +85,4 @@ def with_replies(conn: sqlite3.Connection, ranked: list[dict[str, Any]],
         if reply and reply["message_id"] not in placed:  # moved up next to its question if ranked lower
             placed.add(reply["message_id"])
             out.append({**hit, "message_id": reply["message_id"], "reply_to": hit["message_id"]})
-    return out + [h for h in ranked[EXPAND_TOP:] if h["message_id"] not in placed]
+    return out + [h for h in ranked[RANKING.expand_top:] if h["message_id"] not in placed]

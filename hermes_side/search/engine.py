@@ -28,7 +28,7 @@ from ..scope.chat_rule import CHAT_UNBOUND, RECALL_OFF, RECALL_OFF_TEXT, Origin,
 from ..scope.scope_map import ScopeCache, ScopeMap
 from ..stores import forgotten, hermes_db
 from ..stores.messages import message_text, text_turn_sql
-from .answers import EXPAND_TOP, asks, reply_to, with_replies
+from .answers import asks, reply_to, with_replies
 from .conversations import in_period, lexical_order, named_period
 from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, ScopeMemo, keyword_search
@@ -41,7 +41,6 @@ from .translate import Concept, TranslationUnavailable, english_query, translate
 
 log = logging.getLogger(__name__)
 
-CANDIDATES = RANKING.candidates  # per list, before fusion (settings.py has every ranking constant)
 MAX_CONCURRENT = 4  # searches running at once per profile
 NO_CONTEXT = "No project context (no working directory recorded)"
 NO_OTHERS = "No other sessions in this project"
@@ -97,7 +96,7 @@ def _semantic(home: Path, text: str, session_ids: Sequence[str], projects: Seque
         return SemanticOutcome("unavailable", detail=deps.missing(deps.SEMANTIC).message("semantic search"))
     from .semantic import semantic_search
 
-    res = semantic_search(home, text, session_ids, top_k=CANDIDATES, profile=profile, projects=projects)
+    res = semantic_search(home, text, session_ids, top_k=RANKING.candidates, profile=profile, projects=projects)
     return SemanticOutcome(res.status, list(res.hits), res.detail, dict(res.baselines))
 
 
@@ -380,7 +379,8 @@ class SearchEngine:
             "score": score,
         } for mid, score in fused]
         # The questions among the top hits are told by their text: read once, kept in ``fetched``.
-        fetched |= self._messages([h["message_id"] for h in ranked[:EXPAND_TOP] if h["message_id"] not in fetched])
+        top = ranked[:RANKING.expand_top]
+        fetched |= self._messages([h["message_id"] for h in top if h["message_id"] not in fetched])
         ranked = with_replies(self.connection(), ranked, {mid: m["text"] for mid, m in fetched.items()})
         for hit in ranked:  # a pulled-in reply is judged by its own meaning where it has a score
             if "reply_to" in hit:
@@ -408,7 +408,7 @@ class SearchEngine:
         conn = self.connection()
         max_id = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
         scope_ids, memo = self.scope_messages.scope(conn, scope.place_sessions, max_id)
-        return keyword_search(conn, pq, filters, scope_ids=scope_ids, limit=CANDIDATES,
+        return keyword_search(conn, pq, filters, scope_ids=scope_ids, limit=RANKING.candidates,
                               cache=memo)
 
     @staticmethod
@@ -451,17 +451,17 @@ class SearchEngine:
 
     # -- public -------------------------------------------------------------------------
     def rank_messages(self, query: str, *, mode: str = "hybrid", project: str | None = None,
-                      session_id: str | None = None, limit: int = CANDIDATES) -> list[dict[str, Any]]:
+                      session_id: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
         with self.leased():
             return self._rank_messages(query, mode, project, session_id, limit)
 
     def _rank_messages(self, query: str, mode: str, project: str | None, session_id: str | None,
-                       limit: int) -> list[dict[str, Any]]:
+                       limit: int | None) -> list[dict[str, Any]]:
         scope = self.scope_for(project=project, session_id=session_id)
         if scope.place is None:
             return []
         ranked, _ = self.rank(parse_query(query), mode, scope, SearchRequest(query=query, mode=mode))
-        return ranked[:limit]
+        return ranked[:RANKING.candidates if limit is None else limit]
 
     def search(self, req: SearchRequest, *, project: str | None = None, session_id: str | None = None,
                chat: str | None = None, session_key: str | None = None, platform: str | None = None,

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-RRF_K = 60
 
-
-def rrf(ranked_lists: Sequence[Sequence[Hashable]], *, k: int = RRF_K,
+def rrf(ranked_lists: Sequence[Sequence[Hashable]], *, k: int,
         weights: Sequence[float] | None = None) -> list[tuple[Hashable, float]]:
-    """Fuse best-first lists of ids; returns ``(id, score)`` best first, ties keep first-seen order."""
+    """Fuse best-first lists of ids; returns ``(id, score)`` best first, ties keep first-seen order.
+    ``k``: the pipeline's ``settings.Ranking.rrf_k`` (no default, so no second k can creep in)."""
     scores: dict[Hashable, float] = {}
     for i, ranked in enumerate(ranked_lists):
         weight = weights[i] if weights else 1.0

@@ -40,31 +40,11 @@ from functools import cached_property
 
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
 from .query import CJK_CHAR, MAX_TERMS, ParsedQuery, bigrams, cjk_runs, fold, fts_quote, like_pattern, trigrams
+from .settings import RANKING
 
 log = logging.getLogger(__name__)
 
-# Budget and candidates: as fast as recall allows on a 1M-message profile (benchmarks/README.md,
-# "Constants chosen by measurement").
-ROWID_BUDGET = 6_000  # newest matching rowids fetched over all FTS probes of a query
-MIN_PER_PROBE = 500
-SCAN_SCOPE_MAX = 3000  # scopes up to this many messages are scored whole (read at call time)
-RECENT_FALLBACK = 5000  # 1–2 character CJK pieces in a large scope: newest messages looked at
-CANDIDATES_MAX = 120  # FTS candidates read and scored with BM25
-PER_CONVERSATION = 8  # hits kept per session in the ranked list (LoCoMo dev: 3 → 8 = +0.03 recall@10)
-MAX_GRAMS = 16  # trigram probes per query, spread over its CJK pieces
-MAX_ESCAPED = 4  # FTS phrases looking for non-ASCII terms inside multimodal JSON
-# Terms whose substrings choose which messages a scan reads (the rarest of a long query, plus as
-# many the statistics do not know): each is an instr() over every message looked at, so they bound
-# the cost of a scan.
-SCAN_NEEDLE_TERMS = 8  # LoCoMo dev en + zh: same msg@1/msg@5 with 8, 16 or all
-WINDOW_NEEDLE_TERMS = 8  # 1–2 character CJK pieces looked for in a big scope's newest messages
-STATS_SAMPLE = 2000  # newest scope messages whose document frequencies stand for a big scope
-STATS_REFRESH = 1.25  # rebuild those statistics when the scope has grown by a quarter
-K1, B, AVG_TOKENS = 1.2, 0.75, 30.0
-# A word the stemmer leaves whole ("deploy") still finds its inflections ("deploying", "deployed"):
-# LoCoMo dev keyword msg@1 0.326 → 0.342, msg@5 0.450 → 0.464; about 1 ms more per query on 1M.
-INFLECT_UNSTEMMED = True
-PIECE_ALPHA = 0.5  # a CJK piece of n bigrams weighs √n words (LoCoMo-zh dev, one project: msg@1 0.909 → 0.921)
+# Every weight and budget below is ``RANKING`` (settings.py), read at call time.
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "s", "ly", "d", "e")
 VARIANT_SUFFIXES = ("", "s", "es", "ed", "d", "ing", "ings", "er", "ers", "ion", "ions", "ation",
@@ -82,7 +62,7 @@ class Hit:
 @dataclass(frozen=True)
 class KeywordResult:
     hits: list[Hit]
-    # Words in more than COMMON_SHARE of the scope's messages (a project's own name, the user's
+    # Words in more than ``common_share`` of the scope's messages (a project's own name, the user's
     # name): they rank nothing here, and they drown the meaning of a semantic query too.
     common_words: frozenset[str] = frozenset()
     # Terms of an over-long query that were not searched (the least distinctive ones).
@@ -92,9 +72,6 @@ class KeywordResult:
     docs: Sequence[Doc] = ()
     terms: frozenset[Term] = frozenset()
 
-
-COMMON_SHARE = 0.10
-MIN_SCOPE_FOR_COMMON = 50
 
 
 @dataclass(frozen=True)
@@ -141,7 +118,7 @@ class Term:
         if self.kind != "word":
             return (self.text,)
         base = stem(self.text)
-        if base == self.text and not (INFLECT_UNSTEMMED and self.text.isascii() and self.text.isalpha()
+        if base == self.text and not (RANKING.inflect_unstemmed and self.text.isascii() and self.text.isalpha()
                                       and len(self.text) >= 4):
             return (self.text,)
         return tuple(dict.fromkeys([self.text, *(base + suffix for suffix in VARIANT_SUFFIXES)]))
@@ -184,7 +161,7 @@ def query_terms(query: ParsedQuery) -> list[Term]:
     for piece in query.cjk:
         grams = bigrams(piece)
         for g in grams:
-            weight[g] = max(weight.get(g, 0.0), 1 / len(grams) ** PIECE_ALPHA)
+            weight[g] = max(weight.get(g, 0.0), 1 / len(grams) ** RANKING.piece_alpha)
     return terms + [Term("cjk", g, weight=w) for g, w in weight.items()]
 
 
@@ -241,11 +218,11 @@ class Matcher:
 def bm25(doc: Doc, idf: dict[Term, float]) -> float:
     """Okapi BM25 of a message over the terms in ``idf`` (terms missing there do not count)."""
     score = 0.0
-    norm = K1 * (1 - B + B * doc.length / AVG_TOKENS)
+    norm = RANKING.bm25_k1 * (1 - RANKING.bm25_b + RANKING.bm25_b * doc.length / RANKING.bm25_avg_tokens)
     for term, tf in doc.tf.items():
         weight = idf.get(term)
         if weight:
-            score += weight * term.weight * tf * (K1 + 1) / (tf + norm)
+            score += weight * term.weight * tf * (RANKING.bm25_k1 + 1) / (tf + norm)
     return score
 
 
@@ -302,8 +279,8 @@ def _scope_stats(cache: ScopeMemo, conn: sqlite3.Connection, scope_ids: Sequence
                  filters: Filters) -> ScopeStats:
     with cache.lock:
         stats = cache.stats
-    if stats is None or len(scope_ids) > stats.built_for * STATS_REFRESH:
-        stats = _build_stats(conn, scope_ids[-STATS_SAMPLE:], filters, len(scope_ids))
+    if stats is None or len(scope_ids) > stats.built_for * RANKING.stats_refresh:
+        stats = _build_stats(conn, scope_ids[-RANKING.stats_sample:], filters, len(scope_ids))
         with cache.lock:
             cache.stats = stats
     return stats
@@ -370,11 +347,11 @@ def select_terms(terms: Sequence[Term], df_of: Callable[[Term], int]) -> tuple[l
 
 
 def _drop_common(terms: Sequence[Term], share: dict[Term, float], scope_size: int) -> tuple[list[Term], frozenset[str]]:
-    """Drop words found in more than COMMON_SHARE of the scope, unless the rest would find nothing
+    """Drop words found in more than ``common_share`` of the scope, unless the rest would find nothing
     (or the scope is too small for "common" to mean anything)."""
-    if scope_size < MIN_SCOPE_FOR_COMMON:
+    if scope_size < RANKING.common_min_scope:
         return list(terms), frozenset()
-    common = [t for t in terms if t.kind == "word" and share.get(t, 0.0) > COMMON_SHARE]
+    common = [t for t in terms if t.kind == "word" and share.get(t, 0.0) > RANKING.common_share]
     kept = [t for t in terms if t not in common]
     if not any(share.get(t, 0.0) > 0 for t in kept):
         return list(terms), frozenset()
@@ -386,7 +363,7 @@ def _rank(docs: list[Doc], idf: dict[Term, float], limit: int) -> list[Hit]:
     per_session: Counter = Counter()
     hits: list[Hit] = []
     for score, mid, sid in scored:
-        if score <= 0 or per_session[sid] >= PER_CONVERSATION:
+        if score <= 0 or per_session[sid] >= RANKING.per_conversation:
             continue
         per_session[sid] += 1
         hits.append(Hit(mid, sid, score))
@@ -405,8 +382,8 @@ def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, l
     """Score the scope's newest messages directly: small scopes, or no usable FTS. Only messages
     containing a term are read; document frequencies come from the window itself, or for a query
     of many terms from the scope's statistics (then only its rarest terms choose what is read)."""
-    window = scope_ids[-RECENT_FALLBACK:]
-    if len(terms) <= SCAN_NEEDLE_TERMS:
+    window = scope_ids[-RANKING.recent_fallback:]
+    if len(terms) <= RANKING.scan_needle_terms:
         docs = _read(conn, window, filters, Matcher(terms), _needles(terms))
         df: Counter = Counter(t for doc in docs for t in doc.tf)
         share = {t: df[t] / max(1, len(window)) for t in terms}
@@ -414,7 +391,8 @@ def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, l
     else:
         stats = _scope_stats(cache, conn, scope_ids, filters)
         terms, dropped = select_terms(terms, stats.df_of)
-        docs = _read(conn, window, filters, Matcher(terms), _needles(_rarest(terms, stats.df_of, SCAN_NEEDLE_TERMS)))
+        needles = _needles(_rarest(terms, stats.df_of, RANKING.scan_needle_terms))
+        docs = _read(conn, window, filters, Matcher(terms), needles)
         share = {t: stats.share(t) for t in terms}
     kept, common = _drop_common(terms, share, len(window))
     idf = _scope_idf(kept, share, len(scope_ids))
@@ -433,8 +411,8 @@ def _probes(query: ParsedQuery, terms: list[Term]) -> list[tuple[str, str, tuple
     kept = set(terms)
     probes = [("messages_fts", t.fts(), (t,)) for t in terms if t.kind == "word"]
     pieces = [p for p in query.cjk_long if any(Term("cjk", p[i:i + 2]) in kept for i in range(len(p) - 1))]
-    per_piece = max(1, MAX_GRAMS // max(1, len(pieces)))
-    for piece in pieces[:MAX_GRAMS]:
+    per_piece = max(1, RANKING.max_grams // max(1, len(pieces)))
+    for piece in pieces[:RANKING.max_grams]:
         grams = trigrams(piece)
         step = max(1, math.ceil(len(grams) / per_piece))  # spread over the piece, so its end counts too
         for gram in grams[::step][:per_piece]:
@@ -443,7 +421,7 @@ def _probes(query: ParsedQuery, terms: list[Term]) -> list[tuple[str, str, tuple
     escaped = [p for p in dict.fromkeys(_escaped_phrase(t.raw or t.text) for t in terms if t.kind == "word") if p]
     escaped += [p for p in dict.fromkeys(_escaped_phrase(piece) for piece in pieces) if p]
     if escaped:  # non-ASCII text inside multimodal JSON; BM25 on the decoded text decides later
-        probes.append(("messages_fts", " OR ".join(escaped[:MAX_ESCAPED]), ()))
+        probes.append(("messages_fts", " OR ".join(escaped[:RANKING.max_escaped]), ()))
     return probes
 
 
@@ -455,7 +433,7 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
     kept, common = _drop_common(terms, share, len(scope_ids))
     idf = _scope_idf(kept, share, len(scope_ids))
     probes = [p for p in _probes(query, kept) if not p[2] or set(p[2]) & set(idf)]
-    cap = max(MIN_PER_PROBE, ROWID_BUDGET // max(1, len(probes)))
+    cap = max(RANKING.min_per_probe, RANKING.rowid_budget // max(1, len(probes)))
     in_scope = _scope_id_set(cache, scope_ids)
     found = [(holds, _fts_rowids(conn, table, match, cap)) for table, match, holds in probes]
     floor = min(idf.values(), default=1.0)
@@ -465,14 +443,15 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
         for mid in rowids:
             if mid in in_scope:
                 prescore[mid] = prescore.get(mid, 0.0) + weight
-    best = sorted(prescore, key=lambda mid: (-prescore[mid], -mid))[:CANDIDATES_MAX]
+    best = sorted(prescore, key=lambda mid: (-prescore[mid], -mid))[:RANKING.candidates_max]
     matcher = Matcher(kept)
     docs = _read(conn, best, filters, matcher)
     short = [t for t in kept if t.kind == "cjk" and not any(t.text in p for p in query.cjk_long)]
     if short:  # no Hermes index finds 1–2 character pieces: look in the scope's newest messages
         seen = set(best)
-        recent = [mid for mid in scope_ids[-RECENT_FALLBACK:] if mid not in seen]
-        docs += _read(conn, recent, filters, matcher, _needles(_rarest(short, stats.df_of, WINDOW_NEEDLE_TERMS)))
+        recent = [mid for mid in scope_ids[-RANKING.recent_fallback:] if mid not in seen]
+        needles = _needles(_rarest(short, stats.df_of, RANKING.window_needle_terms))
+        docs += _read(conn, recent, filters, matcher, needles)
     return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped), docs, frozenset(idf))
 
 
@@ -481,14 +460,14 @@ def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filter
                    scan_max: int | None = None) -> KeywordResult:
     """Best-first hits; ``scope_ids`` are the sorted message ids of the scope's sessions.
 
-    ``scan_max``: scopes up to this many messages are scanned whole (default ``SCAN_SCOPE_MAX``);
+    ``scan_max``: scopes up to this many messages are scanned whole (default ``RANKING.scan_scope_max``);
     tests pass 0 to run the FTS path on a small scope.
     """
     terms = query_terms(query)
     if not filters.session_ids or not terms or not len(scope_ids):
         return KeywordResult([])
     cache = cache if cache is not None else ScopeMemo()
-    threshold = SCAN_SCOPE_MAX if scan_max is None else scan_max
+    threshold = RANKING.scan_scope_max if scan_max is None else scan_max
     if len(scope_ids) <= threshold:
         return _scan(conn, scope_ids, terms, filters, limit, cache)
     try:

@@ -9,11 +9,11 @@ Two signals, both cheap at result time:
 - words: the share of the query's content words found in the message (folded substring match,
   so a Chinese word counts like an English one).
 
-Each signal is mapped onto [0, 1] and the larger wins. ``score`` ≥ HIGH → "high", ≥ MEDIUM →
-"medium", else "low"; a hit with a score of 0 (no margin over small talk and no query word) is not
-shown at all. Calibrated on the LoCoMo dev sets, see benchmarks/README.md "Relevance": the floor
-drops no evidence turn that was shown before; MEDIUM is set so that questions asked in the wrong
-project come back empty or all-low for ≥ 80 % of questions in every language.
+Each signal is mapped onto [0, 1] and the larger wins, scaled by how much of the question the
+scope holds at all. ``score`` ≥ ``high`` → "high", ≥ ``medium`` → "medium", else "low"; a hit with
+a score of 0 (no margin over small talk and no query word) is not shown at all. The thresholds
+(settings.py) are calibrated on the LoCoMo dev sets so that right-project questions rarely come
+back all-low and wrong-project ones mostly do (benchmarks/README.md, "Relevance").
 """
 
 from __future__ import annotations
@@ -26,20 +26,7 @@ from dataclasses import dataclass
 from .query import CJK_CHAR, fold
 from .settings import RANKING
 
-# Margin over small talk: SEM_ZERO → 0, SEM_ONE → 1, linear in between (medium ≈ 0.065).
-SEM_ZERO = 0.01
-SEM_ONE = 0.11
-# A query and a message in different scripts (Chinese asked over English) agree less under e5
-# even when one answers the other: measured evidence margins are ~0.03 lower across scripts.
-CROSS_SCRIPT = 0.02
-# Words alone are a weaker signal than meaning: every query word found scores 0.8 ("high" only
-# with meaning or a single exact keyword).
-WORDS_WEIGHT = 0.8
-HIGH = RANKING.high
-MEDIUM = RANKING.medium
-KEYWORD_HIT = 0.05  # the least score of a hit keyword search returned
-MIN_SHOWN = 0.01  # the least score of a hit that passed the floor
-KEYWORD_COVERAGE_SCALE = 2.0  # the keyword list counts fully at half the query's words
+# Every threshold and weight is ``RANKING`` (settings.py, "relevance"), read at call time.
 
 
 @dataclass(frozen=True)
@@ -111,7 +98,7 @@ def keyword_list_weight(texts: Sequence[str], terms: Sequence[str],
         return 0.0
     joined = "\n".join(texts)
     found = translated_coverage(joined, concepts) if concepts is not None else word_coverage(joined, terms)
-    return min(1.0, KEYWORD_COVERAGE_SCALE * found)
+    return min(1.0, RANKING.keyword_coverage_scale * found)
 
 
 def _word_pattern(word: str) -> str:
@@ -153,8 +140,8 @@ def margin_of(cosine: float | None, baselines: Mapping[str, float], text: str,
 def meaning_score(margin: float | None, cross_script: bool = False) -> float:
     if margin is None:
         return 0.0
-    margin += CROSS_SCRIPT if cross_script else 0.0
-    return min(1.0, max(0.0, (margin - SEM_ZERO) / (SEM_ONE - SEM_ZERO)))
+    margin += RANKING.cross_script if cross_script else 0.0
+    return min(1.0, max(0.0, (margin - RANKING.sem_zero) / (RANKING.sem_one - RANKING.sem_zero)))
 
 
 def scope_terms(keyword) -> float:
@@ -179,16 +166,16 @@ def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms
     script = script_of(text)
     meaning = meaning_score(margin_of(cosine, baselines, text, script), script != query_script)
     words = max(word_coverage(text, terms), translated_coverage(text, concepts))
-    score = max(meaning, WORDS_WEIGHT * words, KEYWORD_HIT if keyword_hit else 0.0)
+    score = max(meaning, RANKING.words_weight * words, RANKING.keyword_hit if keyword_hit else 0.0)
     if score <= 0.0:
         return None
     medium = RANKING.medium_unscaled
     if coverage is not None and (script == query_script or concepts):
-        medium = RANKING.medium_cross_script if script != query_script else MEDIUM
+        medium = RANKING.medium_cross_script if script != query_script else RANKING.medium
         # Only where words can tell (same script, or a Chinese question with its translations):
         # a question whose words the project mostly lacks is about something else: a question asked
         # in the wrong project still finds turns about "the weekend", but not its people and things.
         # The hit passed the floor: it stays, at worst low.
-        score = max(MIN_SHOWN, score * min(1.0, max(0.0, coverage)))
-    level = "high" if score >= HIGH else "medium" if score >= medium else "low"
+        score = max(RANKING.min_shown, score * min(1.0, max(0.0, coverage)))
+    level = "high" if score >= RANKING.high else "medium" if score >= medium else "low"
     return Relevance(level, score)

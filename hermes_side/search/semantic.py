@@ -33,19 +33,14 @@ from ..embedding.vectors import VectorIndex, get_index
 from ..stores import hermes_db
 from .fusion import rrf
 from .query import embed_text
+from .settings import RANKING
 
 log = logging.getLogger(__name__)
 
 _RECHECK_ROUNDS = 4
-# Meaning = the dense cosine list and the latent-term list (terms.py), fused. Measured on LoCoMo
-# dev, message level, 128 terms: Chinese questions over English history msg@1/@5 dense alone
-# 0.466/0.692, terms alone 0.542/0.806, fused with k=5 0.561/0.802 (k=20: 0.569/0.759).
-TERMS_RRF_K = 5
-# The latent terms of a query cost a second pass of the model, as long as the query. A query of
-# more than ~64 estimated tokens (1 of 1,013 LoCoMo dev questions; a pasted paragraph) is searched
-# by its dense vector alone: its many words already reach keyword search, and the second pass
-# cost a 600-word query ~200 ms.
-TERMS_BUDGET = 64
+# Meaning = the dense cosine list and the latent-term list (terms.py), fused with the pipeline's
+# RRF k. Measured on LoCoMo dev, message level, 128 terms: Chinese questions over English history
+# msg@1/@5 dense alone 0.466/0.692, terms alone 0.542/0.806, fused 0.561/0.802 (settings.py).
 
 
 @dataclass(frozen=True)
@@ -141,7 +136,7 @@ def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int,
     vector = embedder.embed_query(query)
     query_vec = np.asarray(vector, np.float32)
     baselines = {script: float(np.max(lines @ query_vec)) for script, lines in null_vectors(embedder).items()}
-    short = embed_text(query, TERMS_BUDGET) == query
+    short = embed_text(query, RANKING.terms_budget) == query
     blob = embedder.query_terms(query) if latent_terms and short and index.terms.rows_with_terms else None
     terms = query_weights(blob) if blob else None
     want = top_k + 8
@@ -164,7 +159,7 @@ def _fuse(index: VectorIndex, query: np.ndarray, dense: list[tuple[int, str, flo
         return dense
     session_of = {mid: sid for mid, sid, _ in by_terms} | {mid: sid for mid, sid, _ in dense}
     cosine = {mid: score for mid, _, score in dense}
-    fused = [mid for mid, _ in rrf([[c[0] for c in dense], [c[0] for c in by_terms]], k=TERMS_RRF_K)][:top_k]
+    fused = [mid for mid, _ in rrf([[c[0] for c in dense], [c[0] for c in by_terms]], k=RANKING.rrf_k)][:top_k]
     cosine |= index.cosines(query, [mid for mid in fused if mid not in cosine])
     return [(mid, session_of[mid], cosine.get(mid, 0.0)) for mid in fused]
 

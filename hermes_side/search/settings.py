@@ -1,23 +1,106 @@
-"""The ranking pipeline's constants, each with the measurement that chose it (docs/ranking.md).
+"""Every constant of the ranking pipeline, each with the measurement that chose it (docs/ranking.md).
 
 Stages: lists (keyword, translated keyword, semantic) → fusion (RRF) → answers → relevance →
-conversations. Numbers are LoCoMo dev, ``benchmarks/bench_locomo.py``, unless said otherwise.
+conversations. Numbers are LoCoMo dev, ``benchmarks/bench_locomo.py``, unless said otherwise;
+``benchmarks/ablate.py`` re-measures what each constant is worth (benchmarks/README.md,
+"Ablation"). The modules read ``RANKING`` at call time, so ``overridden`` changes a search
+everywhere at once (benchmarks and tests only).
+
+Not here: limits on the input itself (query length and term counts, ``query.py``; the dictionary
+segmenter's word length, ``translate.py``), which refuse or cut a query rather than rank it, and
+the index's own shape (``embedding/``), which needs a re-index to change.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
 class Ranking:
+    # ---- lists: keyword (keyword.py) --------------------------------------------------------
     # Candidates per list before fusion: 100 instead of 50 moved no dev number by more than 0.003.
     candidates: int = 50
-    # RRF k, for messages and for conversations alike. Far below the textbook 60: with ~50
-    # candidates per list a small k lets the top hits of either list lead (hybrid recall@5/@10:
-    # k=60 0.530/0.614, k=10 0.586/0.690, k=5 0.600/0.691). Conversations: k = 1…30 within 0.005
-    # of each other on conversation hit@1, so the same k serves both.
+    # Okapi BM25's textbook k1 and b (Robertson & Zaragoza); message length is counted in tokens
+    # against a fixed 30 (a chat turn), so a scope's statistics need no length pass.
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+    bm25_avg_tokens: float = 30.0
+    # Hits kept per conversation in the keyword list (LoCoMo dev: 3 → 8 = +0.03 recall@10).
+    per_conversation: int = 8
+    # A CJK piece of n character pairs weighs n^-alpha per pair, so a long piece counts like √n
+    # words (LoCoMo-zh dev, one project: msg@1 0.909 → 0.921).
+    piece_alpha: float = 0.5
+    # A word the stemmer leaves whole ("deploy") still finds its inflections ("deploying"):
+    # keyword msg@1 0.326 → 0.342, msg@5 0.450 → 0.464; about 1 ms more per query on 1M.
+    inflect_unstemmed: bool = True
+    # Words in more than this share of the scope's messages (a project's name, the user's name)
+    # rank nothing; they are dropped from the keyword terms and from the embedded question.
+    # Not applied in scopes under ``common_min_scope`` messages, where a share says little.
+    common_share: float = 0.10
+    common_min_scope: int = 50
+
+    # ---- lists: translated keyword (translate.py) --------------------------------------------
+    # Senses of a Chinese word whose glosses are searched (LoCoMo-zh dev, cross-lingual msg@5 of
+    # the translated list alone: 1 → 0.73, 2 → 0.81, 3 → 0.82, 5 → 0.83).
+    senses: int = 3
+    # English words kept per Chinese word: a word with many senses must not outweigh the others.
+    words_per_concept: int = 6
+    max_concepts: int = 16
+
+    # ---- lists: semantic (semantic.py) --------------------------------------------------------
+    # The latent terms of a query cost a second model pass as long as the query: a query of more
+    # than ~64 estimated tokens (1 of 1,013 dev questions; a pasted paragraph) is searched by its
+    # dense vector alone, whose many words reach keyword search anyway (~200 ms saved at 600 words).
+    terms_budget: int = 64
+
+    # ---- fusion (fusion.py, for messages, the semantic half and conversations) ----------------
+    # RRF k. Far below the textbook 60: with ~50 candidates per list a small k lets the top hits
+    # of either list lead (hybrid recall@5/@10: k=60 0.530/0.614, k=10 0.586/0.690, k=5
+    # 0.600/0.691). Inside the semantic half (dense + latent terms), xl msg@1/@5 k=5 0.561/0.802,
+    # k=20 0.569/0.759. Conversations: k = 1…30 within 0.005 of each other on hit@1.
     rrf_k: int = 5
+    # A keyword list counts fully once its hits hold 1/scale of the query's words, less below: a
+    # Chinese question over English history matches a name or two, and at full weight that noise
+    # cost xl msg@5 0.03 (0.783 → 0.810 with it); English and Chinese history within ±0.01.
+    keyword_coverage_scale: float = 2.0
+
+    # ---- answers (answers.py) ----------------------------------------------------------------
+    # Top fused hits whose text is read to tell a question, which then brings its reply along.
+    expand_top: int = 30
+    # Rows read past a question to find its reply: an agent's reply can follow a run of tool
+    # calls; 64 rows is far more than one turn makes, and one indexed read of the session.
+    answer_lookahead: int = 64
+
+    # ---- relevance (relevance.py) ------------------------------------------------------------
+    # Meaning: the cosine's margin over small talk, mapped linearly so that sem_zero → 0 and
+    # sem_one → 1 (medium ≈ a margin of 0.065 before coverage scaling).
+    sem_zero: float = 0.01
+    sem_one: float = 0.11
+    # A query and a message in different scripts agree less under e5 even when one answers the
+    # other: measured evidence margins are ~0.03 lower across scripts.
+    cross_script: float = 0.02
+    # Words alone are a weaker signal than meaning: every query word found scores 0.8 ("high"
+    # only with meaning).
+    words_weight: float = 0.8
+    keyword_hit: float = 0.05  # the least score of a hit keyword search returned (never dropped)
+    min_shown: float = 0.01  # the least score of a hit that passed the floor, after scaling
+    # Levels of the score after it is scaled by how much of the question the scope holds at all.
+    # Chosen on LoCoMo dev, hybrid, as the threshold meeting both "right project: every row low
+    # for ≤ 10 % of questions" and "wrong project: empty or all-low for ≥ 80 %" (benchmarks/
+    # README.md, "Relevance calibrated by what the project holds").
+    medium: float = 0.30
+    medium_cross_script: float = 0.35
+    # Where words cannot tell (an English question over Chinese history, or semantic mode with a
+    # Chinese question: no coverage), the unscaled score and the earlier calibration: 0.55 put the
+    # wrong-project rate at 0.89 / 0.98 / 0.90 (en / zh / xl) with leave-one-conversation-out folds.
+    medium_unscaled: float = 0.55
+    high: float = 0.8
+
+    # ---- conversations (results.py, conversations.py) -----------------------------------------
     # A conversation's best messages: its top 3 fused scores, each worth a tenth of the one before
     # (session hit@3 0.861 alone → 0.870; ½ per hit let loosely related conversations lead on the
     # Chinese history, row msg@1 0.905 → 0.779).
@@ -32,20 +115,41 @@ class Ranking:
     period_slack_days: int = 7
     # Other messages of a conversation among the ``limit`` best hits shown in its row ("more").
     more_per_row: int = 2
-    # Relevance levels (relevance.py) of the score after it is scaled by how much of the question
-    # the scope holds at all. Chosen on LoCoMo dev, hybrid, as the threshold meeting both "right
-    # project: every row low for ≤ 10 % of questions" and "wrong project: empty or all-low for
-    # ≥ 80 %": en 0.079 / 0.879 (760 questions), zh 0.091 / 0.996 (253; 2 questions of margin)
-    # at 0.30. Chinese questions over English history separate worse (no threshold meets both:
-    # 0.30 gives 0.099 / 0.696), so rows in another script than the question need 0.35
-    # (0.162 / 0.818). Unscaled, 0.55 gave en 0.255 / 0.909.
-    medium: float = 0.30
-    medium_cross_script: float = 0.35
-    # Where words cannot tell (an English question over Chinese history, or semantic mode with a
-    # Chinese question: no coverage), the unscaled score and the earlier calibration: 0.55 put the
-    # wrong-project rate at 0.89 / 0.98 / 0.90 (en / zh / xl) with leave-one-conversation-out folds.
-    medium_unscaled: float = 0.55
-    high: float = 0.8
+
+    # ---- budgets: as fast as recall allows on a 1M-message profile ----------------------------
+    # (benchmarks/README.md, "Constants chosen by measurement"). They decide which messages a big
+    # scope's keyword search reads, never how those are ordered.
+    rowid_budget: int = 6_000  # newest matching rowids fetched over all FTS probes of a query
+    min_per_probe: int = 500
+    scan_scope_max: int = 3000  # scopes up to this many messages are scored whole
+    recent_fallback: int = 5000  # 1–2 character CJK pieces in a big scope: newest messages read
+    candidates_max: int = 120  # FTS candidates read and scored with BM25
+    max_grams: int = 16  # trigram probes per query, spread over its CJK pieces
+    max_escaped: int = 4  # FTS phrases looking for non-ASCII terms inside multimodal JSON
+    # Terms whose substrings choose which messages a scan reads (the rarest of a long query): each
+    # is an instr() over every message looked at (LoCoMo dev en + zh: same msg@1/@5 with 8, 16, all).
+    scan_needle_terms: int = 8
+    window_needle_terms: int = 8  # 1–2 character CJK pieces looked for in a big scope's newest rows
+    stats_sample: int = 2000  # newest scope messages whose document frequencies stand for a big scope
+    stats_refresh: float = 1.25  # rebuild those statistics when the scope has grown by a quarter
 
 
 RANKING = Ranking()
+
+
+@contextmanager
+def overridden(**changes: object) -> Iterator[Ranking]:
+    """Run with some constants changed (``benchmarks/ablate.py``, tests). The one ``RANKING`` is
+    changed in place, because every module holds that object; an unknown name is an error."""
+    names = {f.name for f in dataclasses.fields(Ranking)}
+    unknown = sorted(set(changes) - names)
+    if unknown:
+        raise KeyError(f"no ranking constant named {', '.join(unknown)} (settings.Ranking)")
+    before = {name: getattr(RANKING, name) for name in changes}
+    for name, value in changes.items():
+        object.__setattr__(RANKING, name, value)  # frozen for everyone else
+    try:
+        yield RANKING
+    finally:
+        for name, value in before.items():
+            object.__setattr__(RANKING, name, value)

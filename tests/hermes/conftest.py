@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import ExitStack
 
 os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="recall-tests-home-")
 os.environ.setdefault("GIT_AUTHOR_NAME", "test")
@@ -18,7 +19,15 @@ os.environ.setdefault("GIT_COMMITTER_EMAIL", "test@example.invalid")
 
 import pytest  # noqa: E402
 
+from hermes_side.search.settings import overridden  # noqa: E402
 from tests.hermes.world import World  # noqa: E402
+
+
+@pytest.fixture
+def ranking():
+    """``ranking(scan_scope_max=0, …)`` changes ranking constants (settings.py) for one test."""
+    with ExitStack() as stack:
+        yield lambda **changes: stack.enter_context(overridden(**changes))
 
 
 @pytest.fixture

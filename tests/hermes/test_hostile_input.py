@@ -16,6 +16,7 @@ from hermes_side.api.app import create_app
 from hermes_side.search.engine import SearchEngine, SearchError
 from hermes_side.search.query import QueryError, parse_query
 from hermes_side.search.request import RequestError, parse_search_args
+from hermes_side.search.settings import RANKING, overridden
 
 KEY = "hostile-test-key-0123456789"
 SECRET_TEXT = "the launch code is swordfish-4711"
@@ -158,11 +159,9 @@ def busy_world(tmp_path_factory):
 
 
 @pytest.fixture(params=["scan", "fts"])
-def keyword_path(request, monkeypatch):
-    from hermes_side.search import keyword
-
+def keyword_path(request, ranking):
     if request.param == "fts":
-        monkeypatch.setattr(keyword, "SCAN_SCOPE_MAX", 0)
+        ranking(scan_scope_max=0)
     return request.param
 
 
@@ -236,7 +235,6 @@ def _statements(engine: SearchEngine, pid: str, query: str, mode: str = "keyword
 def test_work_per_query_is_bounded(busy_world, keyword_path, kind):
     """A hostile query runs about as many statements as a normal one, of the same fixed shapes:
     no statement grows with the query (its terms travel as one JSON parameter)."""
-    from hermes_side.search.keyword import MAX_GRAMS
     from hermes_side.search.query import MAX_TERMS
 
     engine = SearchEngine(busy_world.home)
@@ -247,7 +245,7 @@ def test_work_per_query_is_bounded(busy_world, keyword_path, kind):
     usual = _statements(engine, busy_world.pid, normal)
     hostile = _statements(engine, busy_world.pid, HOSTILE_WORDS[kind])
 
-    assert len(hostile) <= len(usual) + MAX_TERMS + MAX_GRAMS
+    assert len(hostile) <= len(usual) + MAX_TERMS + RANKING.max_grams
     assert max(map(len, hostile)) <= max(map(len, usual)) + 50
     assert set(hostile) <= set(usual) | {s for s in hostile if "MATCH ?" in s}
 
@@ -258,15 +256,9 @@ def test_work_per_query_is_bounded(busy_world, keyword_path, kind):
        mode=st.sampled_from(["keyword", "hybrid"]), scan_max=st.sampled_from([0, 3000]))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_many_short_words_always_answer(busy_world, words, mode, scan_max):
-    from hermes_side.search import keyword
-
     engine = SearchEngine(busy_world.home)
-    saved = keyword.SCAN_SCOPE_MAX
-    keyword.SCAN_SCOPE_MAX = scan_max
-    try:
+    with overridden(scan_scope_max=scan_max):
         result = engine.search(parse_search_args({"query": " ".join(words), "mode": mode, "limit": 10}),
                                project=busy_world.pid)
-    finally:
-        keyword.SCAN_SCOPE_MAX = saved
     assert result["success"] is True and len(result["results"]) <= 10
     assert result.get("notice") == parse_query(" ".join(words)).notice(mode)

@@ -39,13 +39,11 @@ def in_session_context(session_id: str, fn):
 
 
 @pytest.fixture(params=["scan", "fts"])
-def keyword_path(request, monkeypatch):
-    """Run a test on both keyword paths. A scope of up to SCAN_SCOPE_MAX messages is read whole;
+def keyword_path(request, ranking):
+    """Run a test on both keyword paths. A scope of up to ``scan_scope_max`` messages is read whole;
     "fts" forces the path big scopes take (FTS probes, candidates, the scope's term statistics)."""
-    from hermes_side.search import keyword
-
     if request.param == "fts":
-        monkeypatch.setattr(keyword, "SCAN_SCOPE_MAX", 0)
+        ranking(scan_scope_max=0)
     return request.param
 
 
@@ -304,28 +302,25 @@ class TestCjkOfAnyLength:
 
 
 class TestTheFtsPathIsTheOneBigScopesTake:
-    def test_it_finds_what_lies_outside_the_scanned_window(self, world, proj, monkeypatch):
-        from hermes_side.search import keyword
+    def test_it_finds_what_lies_outside_the_scanned_window(self, world, proj, ranking):
 
         old = world.session("the zeppelin decision from long ago", cwd=proj)
         for i in range(4):
             world.session(f"filler talk number {i}", cwd=proj)
         cur = world.session("hello", cwd=proj)
-        monkeypatch.setattr(keyword, "RECENT_FALLBACK", 3)
+        ranking(recent_fallback=3)
 
         assert search(cur, "zeppelin")["results"] == []  # the scan reads only the newest 3 messages
-        monkeypatch.setattr(keyword, "SCAN_SCOPE_MAX", 0)
+        ranking(scan_scope_max=0)
         assert hit_ids(search(cur, "zeppelin")) == [old]  # Hermes' index finds it wherever it is
 
-    def test_long_cjk_words_come_from_the_trigram_index(self, world, proj, monkeypatch):
-        from hermes_side.search import keyword
+    def test_long_cjk_words_come_from_the_trigram_index(self, world, proj, ranking):
 
         old = world.session("我们最后选了蓝绿部署，回滚更快", cwd=proj)
         for i in range(4):
             world.session(f"无关的闲聊 {i}", cwd=proj)
         cur = world.session("你好", cwd=proj)
-        monkeypatch.setattr(keyword, "RECENT_FALLBACK", 3)
-        monkeypatch.setattr(keyword, "SCAN_SCOPE_MAX", 0)
+        ranking(recent_fallback=3, scan_scope_max=0)
 
         assert hit_ids(search(cur, "蓝绿部署")) == [old]
         assert search(cur, "部署")["results"] == []  # two characters: only the newest messages (known limit)

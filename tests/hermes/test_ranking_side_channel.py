@@ -17,7 +17,6 @@ from fastapi.testclient import TestClient
 
 from hermes_side.actions import chat_service
 from hermes_side.api.app import create_app
-from hermes_side.search import keyword
 from tests.hermes.world import World
 
 KEY = "side-channel-key-0123456789"
@@ -58,9 +57,9 @@ def _answer(w: World) -> list[tuple]:
 
 
 @pytest.mark.parametrize("path", ["scan", "fts"])
-def test_foreign_messages_do_not_change_a_chats_ranking(tmp_path, monkeypatch, path):
+def test_foreign_messages_do_not_change_a_chats_ranking(tmp_path, ranking, path):
     if path == "fts":  # the path of a project too big to scan whole
-        monkeypatch.setattr(keyword, "SCAN_SCOPE_MAX", 0)
+        ranking(scan_scope_max=0)
     quiet, loud = _world(tmp_path / "quiet", foreign=False), _world(tmp_path / "loud", foreign=True)
     try:
         quiet_answer, loud_answer = _answer(quiet), _answer(loud)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_side.search.relevance import MEDIUM, judge, keyword_list_weight, script_of, word_coverage
+from hermes_side.search.relevance import judge, keyword_list_weight, script_of, word_coverage
+from hermes_side.search.settings import RANKING
 
 
 @pytest.mark.parametrize(("text", "script"), [
@@ -37,7 +38,7 @@ def test_nothing_in_common_is_dropped_and_more_agreement_ranks_higher():
     strong = judge(0.95, base, "部署脚本", ["回滚"], "cjk")
     assert weak is not None and strong is not None and weak.score < strong.score
     assert strong.level == "high" and weak.level == "low"
-    assert judge(None, {}, "回滚 部署 脚本", ["回滚", "部署"], "cjk").score >= MEDIUM  # all words, no model
+    assert judge(None, {}, "回滚 部署 脚本", ["回滚", "部署"], "cjk").score >= RANKING.medium  # all words, no model
 
 
 def test_a_hit_keyword_search_found_is_kept_even_when_the_words_look_different():

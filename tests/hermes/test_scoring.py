@@ -14,6 +14,7 @@ import pytest
 from hermes_side.search import keyword
 from hermes_side.search.fusion import rrf
 from hermes_side.search.keyword import Doc, Matcher, Term, bm25
+from hermes_side.search.settings import RANKING
 
 
 # -- rrf -------------------------------------------------------------------------------------------
@@ -48,11 +49,11 @@ def test_rrf_small_k_lets_a_top_hit_lead_where_a_large_k_rewards_agreement():
 
 
 def test_rrf_of_nothing_is_nothing():
-    assert rrf([]) == [] and rrf([[], []]) == []
+    assert rrf([], k=5) == [] and rrf([[], []], k=5) == []
 
 
 # -- BM25 ------------------------------------------------------------------------------------------
-K1, B, AVG = keyword.K1, keyword.B, keyword.AVG_TOKENS
+K1, B, AVG = RANKING.bm25_k1, RANKING.bm25_b, RANKING.bm25_avg_tokens
 
 
 def test_the_constants_these_examples_assume():
