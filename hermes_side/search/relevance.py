@@ -144,16 +144,19 @@ def meaning_score(margin: float | None, cross_script: bool = False) -> float:
     return min(1.0, max(0.0, (margin - RANKING.sem_zero) / (RANKING.sem_one - RANKING.sem_zero)))
 
 
-def scope_terms(keyword) -> float:
+def scope_terms(keyword, kind: str | None = None) -> float:
     """Share of the query's keyword terms (``keyword.KeywordResult``) that any message keyword search
-    read holds; words dropped as common in the scope are held by definition. 1.0 without terms."""
+    read holds; words dropped as common in the scope are held by definition. 1.0 without terms.
+    ``kind``: only the terms of that kind ("word": Latin-script words, "cjk": character pairs)."""
     held: set = set()
     for doc in keyword.docs:
         held.update(doc.tf)
-    total = sum(t.weight for t in keyword.terms) + len(keyword.common_words)
+    terms = [t for t in keyword.terms if kind is None or t.kind == kind]
+    common = len(keyword.common_words) if kind in (None, "word") else 0
+    total = sum(t.weight for t in terms) + common
     if total <= 0:
         return 1.0
-    return (sum(t.weight for t in keyword.terms if t in held) + len(keyword.common_words)) / total
+    return (sum(t.weight for t in terms if t in held) + common) / total
 
 
 def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms: Sequence[str],
@@ -166,7 +169,7 @@ def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms
     script = script_of(text)
     meaning = meaning_score(margin_of(cosine, baselines, text, script), script != query_script)
     words = max(word_coverage(text, terms), translated_coverage(text, concepts))
-    score = max(meaning, RANKING.words_weight * words, RANKING.keyword_hit if keyword_hit else 0.0)
+    score = max(meaning, words, RANKING.keyword_hit if keyword_hit else 0.0)
     if score <= 0.0:
         return None
     medium = RANKING.medium_unscaled

@@ -83,9 +83,6 @@ class Ranking:
     # A query and a message in different scripts agree less under e5 even when one answers the
     # other: measured evidence margins are ~0.03 lower across scripts.
     cross_script: float = 0.02
-    # Words alone are a weaker signal than meaning: every query word found scores 0.8 ("high"
-    # only with meaning).
-    words_weight: float = 0.8
     keyword_hit: float = 0.05  # the least score of a hit keyword search returned (never dropped)
     min_shown: float = 0.01  # the least score of a hit that passed the floor, after scaling
     # Levels of the score after it is scaled by how much of the question the scope holds at all.
