@@ -24,6 +24,7 @@ the loader are unchanged, so a second run only embeds what the plugin's chunking
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import inspect
 import json
@@ -193,13 +194,13 @@ def hermes_method(corpus: Corpus):
     return baseline_method(rank), db.close
 
 
-def plugin_method(engine, corpus: Corpus, mode: str, status: dict[str, int]):
+def plugin_method(engine, corpus: Corpus, mode: str, status: dict[str, int], recall_at_k: bool = True):
     from hermes_side.search.request import SearchRequest  # noqa: PLC0415
 
     def view(q: Question, conv: str, need_ranked: bool) -> View:
         project = corpus.projects[conv]
         ranked = []
-        if need_ranked:
+        if need_ranked and recall_at_k:
             ranked = [(int(r["message_id"]), r["session_id"])
                       for r in engine.rank_messages(q.question, mode=mode, project=project, limit=10)]
         out = engine.search(SearchRequest(query=q.question, mode=mode, limit=LIMIT), project=project)
@@ -428,7 +429,77 @@ def main(argv=None) -> int:
     ap.add_argument("--deja", type=Path, help="the deja-vu binary (default: .cache/deja-vu from npm, then PATH)")
     ap.add_argument("--json", type=Path, help="write the results here")
     ap.add_argument("--per-question", action="store_true", help="include every question's hits in --json")
+    ap.add_argument("--no-recall-at-k", action="store_true",
+                    help="skip the second ranking per English question that r@5/r@10 need (ablate.py)")
+    ap.add_argument("--query-cache", type=Path,
+                    help="reuse the local model's query vectors and terms across runs (ablate.py; p95 then "
+                         "leaves the model out)")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="run with a ranking constant changed (search/settings.py), e.g. --set rrf_k=60; repeatable")
     args = ap.parse_args(argv)
+    try:
+        changes = parse_sets(args.set)
+    except (KeyError, ValueError) as exc:
+        print(f"--set: {exc}", file=sys.stderr)
+        return 2
+    from hermes_side.search.settings import overridden  # noqa: PLC0415
+
+    if args.query_cache:
+        cached_queries(args.query_cache)
+    with overridden(**changes):
+        return run(args, changes)
+
+
+def cached_queries(path: Path) -> None:
+    """The local model's query vector and latent terms, kept in ``path`` between runs: an ablation
+    runs the same ~2,500 questions a dozen times, and the model is most of a hybrid search."""
+    import atexit  # noqa: PLC0415
+
+    from hermes_side.embedding import providers  # noqa: PLC0415
+
+    store: dict = pickle.loads(path.read_bytes()) if path.exists() else {}
+    size = len(store)
+    for name in ("embed_query", "query_terms"):
+        original = getattr(providers.LocalE5, name)
+
+        def cached(self, text: str, _original=original, _name=name):
+            key = (_name, self._variant, text)
+            if key not in store:
+                store[key] = _original(self, text)
+            return store[key]
+
+        setattr(providers.LocalE5, name, cached)
+
+    def save() -> None:
+        if len(store) > size:
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(pickle.dumps(store))
+            os.replace(tmp, path)
+
+    atexit.register(save)
+
+
+def parse_sets(items: list[str]) -> dict[str, object]:
+    """``["rrf_k=60", "inflect_unstemmed=false"]`` → typed values of settings.Ranking's fields."""
+    from hermes_side.search.settings import Ranking  # noqa: PLC0415
+
+    kinds = {f.name: type(getattr(Ranking(), f.name)) for f in dataclasses.fields(Ranking)}
+    out: dict[str, object] = {}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        if not sep or name not in kinds:
+            raise KeyError(f"{item!r}: expected NAME=VALUE with NAME one of settings.Ranking's fields")
+        kind = kinds[name]
+        if kind is bool:
+            if raw.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"{item!r}: {name} is true or false")
+            out[name] = raw.lower() in ("true", "1")
+        else:
+            out[name] = kind(raw)
+    return out
+
+
+def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
     for d in (args.data_dir, args.zh_dir):
         if not d.is_dir():
             print(f"data not found at {d} (see --data-dir / --zh-dir)", file=sys.stderr)
@@ -440,7 +511,7 @@ def main(argv=None) -> int:
     need_en = bool(suites & {"en", "xl", "rev"}) or "wrong" in suites
     need_zh = bool(suites & {"zh", "rev"}) or "wrong" in suites
     need_agent = bool(suites & {"agent", "agentxl"})
-    info: dict = {}
+    info: dict = {"settings": dict(changes)} if changes else {}
     deja_bin = None
     if "deja" in args.methods:
         import deja  # noqa: PLC0415
@@ -509,7 +580,7 @@ def main(argv=None) -> int:
         for mode in PLUGIN_MODES:
             if mode in args.methods:
                 status[mode] = {}
-                methods[mode] = plugin_method(engine, corpus, mode, status[mode])
+                methods[mode] = plugin_method(engine, corpus, mode, status[mode], not args.no_recall_at_k)
         convs = sorted(corpus.projects)
         for suite, questions, english in sets:
             if suite in suites and questions:

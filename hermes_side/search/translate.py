@@ -179,14 +179,15 @@ class Glossary(Mapping[str, str]):
 
     def __init__(self, raw: Lexicon) -> None:
         self._raw = raw
-        self._cut: dict[str, str] = {}
+        self._cut: dict[tuple[str, int], str] = {}
 
     def __getitem__(self, key: str) -> str:
-        gloss = self._cut.get(key)
+        cut = (key, RANKING.senses)  # cut by the senses setting of the search asking
+        gloss = self._cut.get(cut)
         if gloss is None:
             gloss = gloss_of(self._raw[key])  # KeyError when not a headword
             if len(self._cut) < GLOSS_CACHE:
-                self._cut[key] = gloss
+                self._cut[cut] = gloss
         if not gloss:
             raise KeyError(key)
         return gloss
