@@ -9,9 +9,9 @@ more often than our message-level ranking (issue 18). So conversations are ranke
 1. their best messages (``results.conversation_order``: fused scores, decayed);
 2. ``lexical_order``: the sum of the rarity of each query term the conversation holds anywhere
    (rarity counted in conversations, ``ln((C + 1) / (df + 1))``), from the messages keyword search
-   scored; weighted like its keyword list (``relevance.keyword_list_weight``);
+   scored;
 3. ``in_period``: when the query names a date or a month ("on 7 July, 2023", "in May 2023",
-   "2023年7月"), the conversations whose best message lies in it (± ``settings.PERIOD_SLACK_DAYS``).
+   "2023年7月"), the conversations whose best message lies in it.
 
 Measured on LoCoMo dev, English, conversation hit@1 / @5: best messages alone 0.687 / 0.913;
 + lexical 0.712 / 0.922; + period 0.750 / 0.947 (benchmarks/README.md, "Conversation ranking").
@@ -24,8 +24,6 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-
-from .settings import RANKING
 
 
 def lexical_order(docs: Iterable, terms: Iterable, root_of: Mapping[str, str], conversations: int) -> list[str]:
@@ -44,7 +42,7 @@ def lexical_order(docs: Iterable, terms: Iterable, root_of: Mapping[str, str], c
     total = max(conversations, len(held))
 
     def rarity(term) -> float:
-        return max(RANKING.min_rarity, math.log((total + 1) / (df[term] + 1))) * getattr(term, "weight", 1.0)
+        return math.log((total + 1) / (df[term] + 1)) * getattr(term, "weight", 1.0)
 
     score = {root: sum(map(rarity, found)) for root, found in held.items()}
     return sorted(score, key=lambda root: -score[root])
@@ -61,8 +59,8 @@ _CJK_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日�
 
 
 def named_period(text: str) -> tuple[float, float] | None:
-    """The time span a query names — a day or a month with its year — widened by the slack, as
-    epoch seconds (UTC); None when it names none (a bare month or year is too vague to use)."""
+    """The time span a query names — a day or a month with its year — as epoch seconds (UTC);
+    None when it names none (a bare month or year is too vague to use)."""
     day = month = year = None
     if m := _DAY_MONTH_YEAR.search(text):
         day, month, year = int(m.group(1)), _MONTHS.index(m.group(2).lower()) + 1, int(m.group(3))
@@ -83,8 +81,7 @@ def named_period(text: str) -> tuple[float, float] | None:
             end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC).timestamp()
     except ValueError:  # "31 February": no such day
         return None
-    slack = RANKING.period_slack_days * 86400
-    return start.timestamp() - slack, end + slack
+    return start.timestamp(), end
 
 
 def in_period(order: Sequence[str], when: Mapping[str, float | None], period: tuple[float, float]) -> list[str]:

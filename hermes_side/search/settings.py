@@ -29,10 +29,14 @@ class Ranking:
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
     bm25_avg_tokens: float = 30.0
-    # Hits kept per conversation in the keyword list (LoCoMo dev: 3 → 8 = +0.03 recall@10).
+    # Hits kept per conversation in the keyword list. On the dev split it moves nothing beyond
+    # noise (ablation; LoCoMo has no conversation with 50 matching turns), but without it one
+    # chatty conversation — a log pasted turn after turn — fills the whole candidate list and the
+    # others are never seen (tests/hermes/test_keyword_search.py, TestOneResultPerConversation).
     per_conversation: int = 8
     # A CJK piece of n character pairs weighs n^-alpha per pair, so a long piece counts like √n
-    # words (LoCoMo-zh dev, one project: msg@1 0.909 → 0.921).
+    # words. Within noise in the ablation (zh msg@1 −2 questions without it), but without it
+    # hybrid's Chinese msg@1 (0.929) falls under plain BM25's (0.933): kept for that.
     piece_alpha: float = 0.5
     # A word the stemmer leaves whole ("deploy") still finds its inflections ("deploying"):
     # keyword msg@1 0.326 → 0.342, msg@5 0.450 → 0.464; about 1 ms more per query on 1M.
@@ -47,8 +51,6 @@ class Ranking:
     # Senses of a Chinese word whose glosses are searched (LoCoMo-zh dev, cross-lingual msg@5 of
     # the translated list alone: 1 → 0.73, 2 → 0.81, 3 → 0.82, 5 → 0.83).
     senses: int = 3
-    # English words kept per Chinese word: a word with many senses must not outweigh the others.
-    words_per_concept: int = 6
     max_concepts: int = 16
 
     # ---- lists: semantic (semantic.py) --------------------------------------------------------
@@ -63,10 +65,6 @@ class Ranking:
     # 0.600/0.691). Inside the semantic half (dense + latent terms), xl msg@1/@5 k=5 0.561/0.802,
     # k=20 0.569/0.759. Conversations: k = 1…30 within 0.005 of each other on hit@1.
     rrf_k: int = 5
-    # A keyword list counts fully once its hits hold 1/scale of the query's words, less below: a
-    # Chinese question over English history matches a name or two, and at full weight that noise
-    # cost xl msg@5 0.03 (0.783 → 0.810 with it); English and Chinese history within ±0.01.
-    keyword_coverage_scale: float = 2.0
 
     # ---- answers (answers.py) ----------------------------------------------------------------
     # Top fused hits whose text is read to tell a question, which then brings its reply along.
@@ -83,8 +81,10 @@ class Ranking:
     # A query and a message in different scripts agree less under e5 even when one answers the
     # other: measured evidence margins are ~0.03 lower across scripts.
     cross_script: float = 0.02
-    keyword_hit: float = 0.05  # the least score of a hit keyword search returned (never dropped)
-    min_shown: float = 0.01  # the least score of a hit that passed the floor, after scaling
+    # The least score of a hit that is shown: what a hit keyword search found scores at least
+    # (it holds a query word, maybe in a form the relevance check misses), and what a hit that
+    # passed the floor keeps after coverage scaling. Always "low".
+    min_shown: float = 0.01
     # Levels of the score after it is scaled by how much of the question the scope holds at all.
     # Chosen on LoCoMo dev, hybrid, as the threshold meeting both "right project: every row low
     # for ≤ 10 % of questions" and "wrong project: empty or all-low for ≥ 80 %" (benchmarks/
@@ -103,13 +103,6 @@ class Ranking:
     # Chinese history, row msg@1 0.905 → 0.779).
     conversation_hits: int = 3
     conversation_decay: float = 0.1
-    # Lexical conversation list: a term in every conversation still counts a little (deja-vu's
-    # floor), so a conversation holding more of the question's words leads among equals.
-    min_rarity: float = 0.1
-    # A named date or month also matches conversations this many days around it (things are told
-    # days after they happen): windows of 2–8 days either side were within 2 questions of each
-    # other on English conversation hit@1 (79 dated questions).
-    period_slack_days: int = 7
     # Other messages of a conversation among the ``limit`` best hits shown in its row ("more").
     more_per_row: int = 2
 

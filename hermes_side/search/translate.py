@@ -242,7 +242,7 @@ def concepts_of(pieces: Sequence[str], words: Mapping[str, str]) -> tuple[Concep
         for word in segment(piece[:MAX_PIECE_CHARS], words):
             gloss = words.get(word)
             if gloss and word not in out and CJK_CHAR.search(word) and word not in _FUNCTION_CHARS:
-                out[word] = Concept(word, tuple(gloss.split()[:RANKING.words_per_concept]))
+                out[word] = Concept(word, tuple(gloss.split()))
     return tuple(out.values())[:RANKING.max_concepts]
 
 

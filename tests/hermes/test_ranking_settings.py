@@ -12,8 +12,8 @@ from hermes_side.search.settings import RANKING, Ranking, overridden
 
 
 def test_an_override_is_seen_by_the_stages_and_undone_after():
-    with overridden(per_conversation=1, rrf_k=60) as ranking:
-        assert ranking is RANKING and RANKING.per_conversation == 1 and RANKING.rrf_k == 60
+    with overridden(candidates=1, rrf_k=60) as ranking:
+        assert ranking is RANKING and RANKING.candidates == 1 and RANKING.rrf_k == 60
     assert Ranking() == RANKING
 
 
@@ -36,5 +36,5 @@ def test_a_search_follows_the_override(world):
     engine = SearchEngine(world.home)
 
     assert len(engine.rank_messages("rsync", mode="keyword", project=pid)) == 3
-    with overridden(per_conversation=1):  # one hit per conversation in the keyword list
+    with overridden(candidates=1):  # one candidate per list
         assert len(engine.rank_messages("rsync", mode="keyword", project=pid)) == 1
