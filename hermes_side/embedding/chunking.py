@@ -1,6 +1,7 @@
 """Split a message into token windows for embedding (pure: no I/O, tokenizer injected).
 
-Most chat turns fit one window and become one chunk holding the whole text. Longer turns are cut
+Most chat turns fit one window and become one chunk holding the whole text. Fenced code blocks
+are chunked apart from the prose around them. Longer turns are cut
 at natural boundaries (line breaks, sentence ends, then words, then characters for unspaced CJK)
 and packed greedily into windows of at most ``chunk_size`` tokens; each window after the first
 repeats up to ``overlap`` tokens of the previous one so a sentence on a boundary stays findable.
@@ -16,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..text import CJK_CHAR
+from ..text import CJK_CHAR, split_fenced
 
 CountTokens = Callable[[str], int]
 
@@ -43,17 +44,23 @@ def estimate_tokens(text: str) -> int:
 
 
 def chunk_text(text: str, *, chunk_size: int, overlap: int, count_tokens: CountTokens) -> list[Chunk]:
-    """Chunks of ``text``; ``count_tokens`` counts content tokens (no prefix, no specials)."""
+    """Chunks of ``text``; ``count_tokens`` counts content tokens (no prefix, no specials). Prose
+    and fenced code blocks are chunked apart: a turn that explains and then pastes code is found
+    by its explanation as well as a turn without the code (agent world of bench_locomo.py)."""
     text = text.strip()
+    texts = [w for part in split_fenced(text) for w in _windows(part.strip(), chunk_size, overlap, count_tokens)]
+    return [_chunk(i, t) for i, t in enumerate(texts)]
+
+
+def _windows(text: str, chunk_size: int, overlap: int, count_tokens: CountTokens) -> list[str]:
     if not text:
         return []
     # A token covers at least one character almost always (NFKC expansions are the rare
     # exception), so short texts skip the tokenizer; half the window keeps a safe margin.
     if len(text) * 2 <= chunk_size or count_tokens(text) <= chunk_size:
-        return [_chunk(0, text)]
+        return [text]
     windows = _pack(_units(text, chunk_size, overlap, count_tokens), chunk_size, overlap)
-    texts = [w for w in ("".join(parts).strip() for parts in windows) if w]
-    return [_chunk(i, t) for i, t in enumerate(texts)]
+    return [w for w in ("".join(parts).strip() for parts in windows) if w]
 
 
 def _chunk(index: int, text: str) -> Chunk:

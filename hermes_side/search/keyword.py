@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
+from ..text import without_code
 from .query import CJK_CHAR, MAX_TERMS, ParsedQuery, bigrams, cjk_runs, fold, fts_quote, like_pattern, trigrams
 from .settings import RANKING
 
@@ -170,7 +171,7 @@ class Doc:
     message_id: int
     session_id: str
     tf: dict[Term, int]  # occurrences of each query term
-    length: int  # Latin tokens + CJK characters
+    length: int  # Latin tokens + CJK characters, outside fenced code blocks
 
 
 def doc_terms(folded: str) -> Counter:
@@ -212,6 +213,10 @@ class Matcher:
                 n = folded.count(term.text)
                 if n:
                     tf[term] = n
+        if "```" in folded:  # a pasted code block is not what the prose is about (text.FENCED_CODE)
+            prose = without_code(folded)
+            latin, n_cjk = CJK_CHAR.subn(" ", prose)
+            tokens = _TOKEN.findall(latin)
         return Doc(message_id, session_id, tf, max(1, len(tokens) + n_cjk))
 
 
