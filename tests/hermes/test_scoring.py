@@ -117,3 +117,13 @@ def test_the_rarer_word_ranks_the_message_higher():
     with_common = Doc(2, "s2", {common: 1}, length=20)
     hits = keyword._rank([with_common, with_rare], idf, limit=10)
     assert [h.message_id for h in hits] == [1, 2]
+
+
+def test_a_pasted_code_block_does_not_lengthen_the_prose():
+    # An agent's answer: the prose the question is about, then code. BM25's length is the prose's.
+    word = Term("word", "sunsets")
+    matcher = Matcher([word])
+    prose = "This painting was inspired by the sunsets, the colors make me feel calm."
+    code = "\n\n```python\n" + "x = compute(a, b, c)\n" * 40 + "```\n"
+    alone, with_code = matcher.doc(1, "s", prose), matcher.doc(2, "s", prose + code)
+    assert with_code.length == alone.length and bm25(with_code, {word: 1.0}) == bm25(alone, {word: 1.0})

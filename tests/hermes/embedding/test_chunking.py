@@ -77,3 +77,18 @@ def test_chunks_are_bounded_ordered_and_cover_the_text(text, size, overlap_part)
         for piece in re.findall(r"[a-zA-Z]+|[^\sa-zA-Z]", token):
             assert piece in joined
     assert chunk_text(text, chunk_size=size, overlap=overlap, count_tokens=words) == chunks
+
+
+def test_prose_and_a_fenced_code_block_are_chunked_apart():
+    prose = "I keep one note per fact and review them on Sundays."
+    code = "```python\ndef remember(notes, key, value):\n    return {**notes, key: value}\n```"
+    chunks = chunk_text(f"{prose}\n\n{code}\n\nThat is all.", chunk_size=256, overlap=32, count_tokens=words)
+    assert [c.text for c in chunks] == [prose, code, "That is all."]  # the prose alone is one chunk
+
+
+def test_an_unclosed_fence_runs_to_the_end_and_text_without_fences_is_unchanged():
+    assert [c.text for c in chunk_text("see:\n```\nls -la", chunk_size=256, overlap=32, count_tokens=words)] \
+        == ["see:", "```\nls -la"]
+    plain = "No code here, just a sentence."  # one chunk with the same hash as before: no re-embedding
+    assert [(c.text, c.content_hash) for c in chunk_text(plain, chunk_size=256, overlap=32, count_tokens=words)] \
+        == [(plain, content_hash(plain))]
