@@ -9,7 +9,7 @@ more often than our message-level ranking (issue 18). So conversations are ranke
 1. their best messages (``results.conversation_order``: fused scores, decayed);
 2. ``lexical_order``: the sum of the rarity of each query term the conversation holds anywhere
    (rarity counted in conversations, ``ln((C + 1) / (df + 1))``), from the messages keyword search
-   scored;
+   scored; weighted like its keyword list (``relevance.keyword_list_weight``);
 3. ``in_period``: when the query names a date or a month ("on 7 July, 2023", "in May 2023",
    "2023年7月"), the conversations whose best message lies in it.
 

@@ -33,7 +33,7 @@ from .conversations import in_period, lexical_order, named_period
 from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, ScopeMemo, keyword_search
 from .query import ParsedQuery, QueryError, parse_query
-from .relevance import judge, scope_terms, script_of, translated_coverage
+from .relevance import judge, keyword_list_weight, scope_terms, script_of, translated_coverage
 from .request import SearchRequest
 from .results import conversation_order, group_by_conversation, result_row
 from .settings import RANKING
@@ -308,13 +308,13 @@ class SearchEngine:
 
     def _rank(self, pq: ParsedQuery, mode: str, scope: Scope, req: SearchRequest,
               fetched: dict[int, dict[str, Any]] | None = None,
-              concepts: Sequence[Concept] = (), conversations: list[list[str]] | None = None,
+              concepts: Sequence[Concept] = (), conversations: list[tuple[list[str], float]] | None = None,
               coverage: list[float | None] | None = None) -> tuple[list[dict[str, Any]], SemanticOutcome | None]:
         """Ranked message hits ``{message_id, session_id, score_source}`` and the semantic status.
         Every message read on the way is added to ``fetched`` for the caller, so none is read twice.
         ``concepts``: the query's Chinese words with their English translations, searched as a
         keyword list of their own (translate.py). ``conversations`` receives the lexical
-        conversation lists (conversations.py), in the modes that use words;
+        conversation lists (conversations.py) with their weights, in the modes that use words;
         ``coverage`` the share of the question the scope holds (relevance.scope_terms)."""
         fetched = {} if fetched is None else fetched
         place, ids = scope.place, scope.session_ids
@@ -349,18 +349,28 @@ class SearchEngine:
         kw_ids = {h.message_id for h in [*kw, *tr]}
         sem_ids = {mid for mid, _ in sem}
         cosine = {mid: score for mid, _, score in outcome.hits if mid in sem_ids} if outcome else {}
-        # Equal weights: weighing a keyword list by the share of the query its hits hold moved no
-        # dev number beyond noise (benchmarks/README.md, "Ablation"), so it was removed.
+        weights = None
+        if (kw and sem) or tr:
+            texts = fetched
+            texts |= self._messages([h.message_id for h in [*kw, *tr] if h.message_id not in texts])
+            # The translated list counts by the English words it found (in Chinese history it
+            # holds the few messages with a name or an English word, and must not count fully).
+            weights = [keyword_list_weight([texts[h.message_id]["text"] for h in kw if h.message_id in texts],
+                                           pq.highlight_terms()),
+                       keyword_list_weight([texts[h.message_id]["text"] for h in tr if h.message_id in texts],
+                                           (), concepts=[c.english for c in concepts]),
+                       1.0]
         fused = rrf([[h.message_id for h in kw], [h.message_id for h in tr], [mid for mid, _ in sem]],
-                    k=RANKING.rrf_k)
+                    k=RANKING.rrf_k, weights=weights)
         if coverage is not None:
             coverage.append(self._coverage(keyword, pq, tr, concepts, fetched))
         if conversations is not None and mode != "semantic":
             smap = scope.smap
             n = len({smap.root_of.get(s, s) for s in ids})
-            for result in (keyword if kw else None, translated_kw):
-                if result is not None and result.docs:
-                    conversations.append(lexical_order(result.docs, result.terms, smap.root_of, n))
+            for result, weight in ((keyword if kw else None, weights[0] if weights else 1.0),
+                                   (translated_kw, weights[1] if weights else 1.0)):
+                if result is not None and result.docs and weight > 0:
+                    conversations.append((lexical_order(result.docs, result.terms, smap.root_of, n), weight))
         ranked = [{
             "message_id": mid,
             "session_id": session_of[mid],
@@ -487,7 +497,7 @@ class SearchEngine:
                     "sessions_in_scope": in_scope}
         messages: dict[int, dict[str, Any]] = {}
         translation = translated(pq, req.mode)
-        lists: list[list[str]] = []
+        lists: list[tuple[list[str], float]] = []
         coverage: list[float | None] = []
         ranked, outcome = self._rank(pq, req.mode, scope, req, messages, translation.concepts, lists, coverage)
         status = outcome.status if outcome else None
@@ -497,7 +507,7 @@ class SearchEngine:
         if period := named_period(pq.text):  # a date in the query: conversations held then
             order = conversation_order(relevant, smap.root_of)
             when = {root: (messages.get(hit["message_id"]) or {}).get("timestamp") for root, hit in order.items()}
-            lists.append(in_period(list(order), when, period))
+            lists.append((in_period(list(order), when, period), 1.0))
         best = group_by_conversation(relevant, smap.root_of, req.limit, lists)
         terms = [*pq.highlight_terms(), *translation.english]
         titles = hermes_db.session_titles(

@@ -82,13 +82,14 @@ def conversation_order(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, 
 
 
 def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str], limit: int,
-                          lists: Sequence[Sequence[str]] = ()) -> list[Mapping[str, Any]]:
+                          lists: Sequence[tuple[Sequence[str], float]] = ()) -> list[Mapping[str, Any]]:
     """Each conversation's best hit, at most ``limit`` conversations, best conversation first:
-    ranked by their best messages, fused (RRF, equal weights) with ``lists`` of conversation roots
-    (conversations.py) when given. Only conversations with a hit are shown."""
+    ranked by their best messages, fused (RRF) with ``lists`` of conversation roots and their
+    weights (conversations.py) when given. Only conversations with a hit are shown."""
     best = conversation_order(hits, root_of)
     if lists:
-        fused = rrf([list(best), *(list(order) for order in lists)], k=RANKING.rrf_k)
+        fused = rrf([list(best), *(list(order) for order, _ in lists)], k=RANKING.rrf_k,
+                    weights=[1.0, *(weight for _, weight in lists)])
         ranked = [root for root, _ in fused if root in best]
     else:
         ranked = list(best)

@@ -65,6 +65,11 @@ class Ranking:
     # 0.600/0.691). Inside the semantic half (dense + latent terms), xl msg@1/@5 k=5 0.561/0.802,
     # k=20 0.569/0.759. Conversations: k = 1…30 within 0.005 of each other on hit@1.
     rrf_k: int = 5
+    # A keyword list counts fully once its hits hold 1/scale of the query's words, less below: a
+    # Chinese question over English history matches a name or two, and at full weight that noise
+    # cost xl msg@5 0.03 (0.783 → 0.810 with it). Ablation: plain worlds within noise, but the
+    # agent world's Chinese questions lose msg@1/@5 0.020/0.027 without it.
+    keyword_coverage_scale: float = 2.0
 
     # ---- answers (answers.py) ----------------------------------------------------------------
     # Top fused hits whose text is read to tell a question, which then brings its reply along.

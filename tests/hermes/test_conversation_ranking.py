@@ -68,7 +68,7 @@ def test_conversations_held_in_the_period_are_kept_in_order():
 def test_a_conversation_list_can_lift_the_second_conversation_but_never_add_one_without_a_hit():
     hits = [{"message_id": 1, "session_id": "a", "score": 0.3}, {"message_id": 2, "session_id": "b", "score": 0.29}]
     assert [h["session_id"] for h in group_by_conversation(hits, {}, 5)] == ["a", "b"]
-    rows = group_by_conversation(hits, {}, 5, lists=[["zzz", "b"]])
+    rows = group_by_conversation(hits, {}, 5, lists=[(["zzz", "b"], 1.0)])
     assert [h["session_id"] for h in rows] == ["b", "a"]
 
 

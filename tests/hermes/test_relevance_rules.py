@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_side.search.relevance import judge, script_of, word_coverage
+from hermes_side.search.relevance import judge, keyword_list_weight, script_of, word_coverage
 from hermes_side.search.settings import RANKING
 
 
@@ -45,3 +45,14 @@ def test_a_hit_keyword_search_found_is_kept_even_when_the_words_look_different()
     # e.g. a word keyword search matched inside multimodal JSON or by a stem this check lacks
     found = judge(None, {}, "The build cache was rebuilt", ["zeppelin"], "latin", keyword_hit=True)
     assert found is not None and found.level == "low"
+
+
+def test_the_keyword_list_counts_as_much_as_the_query_words_it_found():
+    english = ["We adopted a beagle named Max from the shelter.", "Max loves the park."]
+    # the same language: every word found somewhere in the hits, the list counts fully
+    assert keyword_list_weight(english, ["adopted", "beagle", "shelter"]) == 1.0
+    assert keyword_list_weight(english, ["adopted", "beagle", "cat", "dog"]) == 1.0  # half the words: full
+    # a Chinese question over English history: only the name matched, the list counts half
+    assert keyword_list_weight(english, ["领养", "小狗", "名字", "Max"]) == 0.5
+    assert keyword_list_weight(english, ["领养", "小狗", "名字", "周末", "公园", "Max"]) == 1 / 3
+    assert keyword_list_weight([], ["beagle"]) == 0.0

@@ -33,9 +33,12 @@ def test_rrf_ties_keep_the_order_items_were_first_seen():
     assert [item for item, _ in rrf([["y"], ["x"]], k=5)] == ["y", "x"]
 
 
-def test_rrf_sums_over_lists():
-    # b: 1/(1+2) + 1/(1+1) = 0.8333 beats a: 1/(1+1) = 0.5 — agreement of two lists wins.
-    assert rrf([["a", "b"], ["b"]], k=1) == [("b", pytest.approx(1 / 3 + 1 / 2)), ("a", pytest.approx(1 / 2))]
+def test_rrf_weights_scale_each_list():
+    # a: 2/(1+1) = 1.0 from the first list; b: 0.5/(1+1) = 0.25 from the second.
+    assert rrf([["a"], ["b"]], k=1, weights=[2.0, 0.5]) == [("a", pytest.approx(1.0)), ("b", pytest.approx(0.25))]
+    # A weight can turn the order around: a = 1/2 beats b = 1/3 + 0.1/2, but not b = 1/3 + 3/2.
+    assert [item for item, _ in rrf([["a", "b"], ["b"]], k=1, weights=[1.0, 0.1])] == ["a", "b"]
+    assert [item for item, _ in rrf([["a", "b"], ["b"]], k=1, weights=[1.0, 3.0])] == ["b", "a"]
 
 
 def test_rrf_small_k_lets_a_top_hit_lead_where_a_large_k_rewards_agreement():
