@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/ablate.py                       # every variant, English + Chinese + cross-lingual
     .venv/bin/python benchmarks/ablate.py --only rrf_k_60 cross_script_0 --jobs 2
 
-Each variant is ``bench_locomo.py --set …`` in its own process (hybrid and keyword, suites en, zh,
-xl and wrong), per question, beside one baseline run. A change counts only beyond noise: per
+Each variant is ``bench_locomo.py --set …`` in its own process (hybrid and keyword; suites en, zh,
+xl, the agent-transcript worlds agent and agentxl, and wrong), per question, beside one baseline
+run. A change counts only beyond noise: per
 metric, questions gained g and lost l against the baseline, and the difference is noise unless
 |g − l| > 1.96·√(g + l) (a two-sided sign test at 5 %, the paired test for hit/miss outcomes). The
 table (markdown) goes to stdout and ``--out``; benchmarks/README.md, "Ablation", keeps the last one.
@@ -30,6 +31,7 @@ OUT = HERE / "out" / "ablate"
 VARIANTS: dict[str, tuple[str, list[str]]] = {
     "rrf_k_60": ("RRF k 5 → textbook 60", ["rrf_k=60"]),
     "bm25_b_0": ("BM25 without length normalisation (b 0.75 → 0)", ["bm25_b=0"]),
+    "keyword_full_weight": ("keyword lists always at full weight (no coverage weight)", ["keyword_coverage_scale=1e9"]),
     "per_conversation_uncapped": ("no cap on keyword hits per conversation (8)", ["per_conversation=100000"]),
     "piece_alpha_0": ("every CJK character pair weighs 1 (no √n piece weight)", ["piece_alpha=0"]),
     "no_inflect_unstemmed": ("unstemmed words without inflections", ["inflect_unstemmed=false"]),
@@ -44,6 +46,8 @@ BINARY = {  # the hit/miss metrics tested per question; r@k are fractions and le
     "en": ("sess@1", "sess@3", "sess@5", "msg@1", "msg@5", "all-low"),
     "zh": ("msg@1", "msg@5", "all-low"),
     "xl": ("msg@1", "msg@5", "all-low"),
+    "agent": ("sess@1", "sess@3", "sess@5", "msg@1", "msg@5", "all-low"),
+    "agentxl": ("msg@1", "msg@5", "all-low"),
     "wrong-en": ("quiet",), "wrong-zh": ("quiet",), "wrong-xl": ("quiet",),
 }
 LOWER_IS_BETTER = {"all-low"}
@@ -51,7 +55,7 @@ LOWER_IS_BETTER = {"all-low"}
 
 def run_variant(name: str, sets: list[str], methods: list[str]) -> Path:
     out = OUT / f"{name}.json"
-    cmd = [sys.executable, str(HERE / "bench_locomo.py"), "--suites", "en", "zh", "xl", "wrong",
+    cmd = [sys.executable, str(HERE / "bench_locomo.py"), "--suites", "en", "zh", "xl", "agent", "agentxl", "wrong",
            "--methods", *methods, "--json", str(out), "--per-question", "--no-recall-at-k",
            "--query-cache", str(OUT / "queries.pickle"), *(a for s in sets for a in ("--set", s))]
     log = (OUT / f"{name}.log").open("w")
