@@ -121,7 +121,7 @@ def public_place(place: dict[str, Any], projects: Sequence[dict[str, Any]]) -> d
 
 # Only rows that can ever be a hit belong to a scope's ids: they are the denominator of every term's
 # share and BM25 weight. Counting an agent's tool results and text-less tool-call rows made names
-# fall under COMMON_SHARE (in a LoCoMo conversation written as agent transcripts, 72 of the first
+# fall under ``common_share`` (in a LoCoMo conversation written as agent transcripts, 72 of the first
 # 120 questions kept a different set of common words), so semantic search stopped dropping them.
 _TEXT_TURN = text_turn_sql("")
 
@@ -407,7 +407,7 @@ class SearchEngine:
                 texts = {**texts, **self._messages(missing)}
             joined = "\n".join(texts[h.message_id]["text"] for h in tr if h.message_id in texts)
             found = max(found, translated_coverage(joined, [c.english for c in concepts])
-                        * scope_terms(keyword, kind="word"))
+                        * scope_terms(keyword, names=True))
         return found
 
     def _keyword(self, pq: ParsedQuery, filters: Filters, scope: Scope) -> KeywordResult:

@@ -144,15 +144,16 @@ def meaning_score(margin: float | None, cross_script: bool = False) -> float:
     return min(1.0, max(0.0, (margin - RANKING.sem_zero) / (RANKING.sem_one - RANKING.sem_zero)))
 
 
-def scope_terms(keyword, kind: str | None = None) -> float:
+def scope_terms(keyword, names: bool = False) -> float:
     """Share of the query's keyword terms (``keyword.KeywordResult``) that any message keyword search
     read holds; words dropped as common in the scope are held by definition. 1.0 without terms.
-    ``kind``: only the terms of that kind ("word": Latin-script words, "cjk": character pairs)."""
+    ``names``: only its Latin-script words made of letters — in a Chinese question, mostly the
+    people it names ("Gina", "Max"); "2023" or "5k" name no one."""
     held: set = set()
     for doc in keyword.docs:
         held.update(doc.tf)
-    terms = [t for t in keyword.terms if kind is None or t.kind == kind]
-    common = len(keyword.common_words) if kind in (None, "word") else 0
+    terms = [t for t in keyword.terms if not names or (t.kind == "word" and t.text.isalpha())]
+    common = sum(1 for w in keyword.common_words if not names or w.isalpha())
     total = sum(t.weight for t in terms) + common
     if total <= 0:
         return 1.0
