@@ -14,7 +14,7 @@ import sqlite3
 import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -346,9 +346,12 @@ class SearchEngine:
                 # The seed's failure table: keyword results still come back.
                 kw = keyword.hits
         session_of = {h.message_id: h.session_id for h in [*kw, *tr]} | dict(sem)
+        fetched |= self._messages([mid for mid in session_of if mid not in fetched])
+        kw, tr, sem, alias = _one_per_turn(kw, tr, sem, fetched, scope.smap.root_of)
         kw_ids = {h.message_id for h in [*kw, *tr]}
         sem_ids = {mid for mid, _ in sem}
-        cosine = {mid: score for mid, _, score in outcome.hits if mid in sem_ids} if outcome else {}
+        cosine = {alias.get(mid, mid): score for mid, _, score in outcome.hits
+                  if alias.get(mid, mid) in sem_ids} if outcome else {}
         weights = None
         if (kw and sem) or tr:
             texts = fetched
@@ -594,6 +597,40 @@ def engine_for(home: Path) -> SearchEngine:
         if key not in _engines:
             _engines[key] = SearchEngine(Path(home))
         return _engines[key]
+
+
+def _one_per_turn(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mapping[int, Mapping[str, Any]],
+                  root_of: Mapping[str, str]) -> tuple[list[Hit], list[Hit], list[tuple[int, str]], dict[int, int]]:
+    """The three lists with each turn once. Hermes' in-place compaction keeps the compacted turns
+    and writes copies of the last ones as the live rows: the same words twice in one conversation,
+    which took two places in every list and pushed the next turn down (agent world of
+    bench_locomo.py). A turn is its conversation and its text; the first id ranked for it, in the
+    order keyword → translated → semantic, stands for it in every list; returned too: each id that
+    was folded into another → that id."""
+    canon: dict[tuple[str, str], int] = {}
+    alias: dict[int, int] = {}
+    session_of = dict(sem) | {h.message_id: h.session_id for h in [*tr, *kw]}
+
+    def one(ids: list[int]) -> list[int]:
+        out: dict[int, None] = {}
+        for mid in ids:
+            message = texts.get(mid)
+            if message is not None:
+                rep = canon.setdefault((root_of.get(message["session_id"], message["session_id"]),
+                                        message["text"].strip()), mid)
+                if rep != mid:
+                    alias[mid] = rep
+                mid = rep
+            out.setdefault(mid)
+        return list(out)
+
+    def hits(ids: list[int], score: Mapping[int, float]) -> list[Hit]:
+        return [Hit(mid, session_of[mid], score.get(mid, 0.0)) for mid in ids]
+
+    kw_ids, tr_ids = one([h.message_id for h in kw]), one([h.message_id for h in tr])
+    sem_ids = one([mid for mid, _ in sem])
+    score = {h.message_id: h.score for h in [*tr, *kw]}
+    return hits(kw_ids, score), hits(tr_ids, score), [(mid, session_of[mid]) for mid in sem_ids], alias
 
 
 def _source(in_keyword: bool, in_semantic: bool) -> str:

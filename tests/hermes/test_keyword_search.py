@@ -412,6 +412,29 @@ class TestWhatIsNotHistory:
         assert out["results"][0]["message_id"] in original_ids
         assert "CONTEXT COMPACTION" not in out["results"][0]["snippet"]
 
+    def test_a_compactions_copy_of_a_turn_is_the_same_turn(self, world, proj):
+        # In-place compaction keeps the originals (compacted) and writes copies of the last turns as
+        # the live rows. The copy is not a second hit: it neither shows twice in a row's "more" nor
+        # takes the place of another turn (limit 2 here, three kestrel turns, one of them copied).
+        sid = world.session("kestrel replicas were set to three", "kestrel runs in two zones",
+                            "kestrel backups happen nightly", cwd=proj)
+        last = world.db.get_messages(sid)[-1]
+        world.db.archive_and_compact(sid, [
+            {"role": "user", "content": "[CONTEXT COMPACTION — REFERENCE ONLY] kestrel setup so far"},
+            {"role": last["role"], "content": last["content"]},
+        ])
+        cur = world.session("hello", cwd=proj)
+        from hermes_side.search.engine import SearchEngine
+
+        ranked = SearchEngine(world.home).rank_messages("kestrel", mode="keyword", session_id=cur)
+        texts = [m["content"] for m in world.db.get_messages(sid, include_inactive=True)
+                 for r in ranked if m["id"] == r["message_id"]]
+        assert sorted(texts) == sorted(["kestrel replicas were set to three", "kestrel runs in two zones",
+                                        "kestrel backups happen nightly"])
+        row = search(cur, "kestrel", limit=10)["results"][0]
+        shown = [row["snippet"], *(m["snippet"] for m in row.get("more", []))]
+        assert len(shown) == len(set(shown))
+
     def test_legacy_context_summary_rows_are_not_returned(self, world, proj):
         sid = world.session("[CONTEXT SUMMARY]: kestrel summary of an old conversation", cwd=proj)
         cur = world.session("hello", cwd=proj)
