@@ -367,7 +367,9 @@ def zh_questions(corpus: Corpus, zh_dir: Path) -> list[Question]:
             continue
         out.append(Question(
             conv=turns[0].conv, question=q["question"], answer="", category=0,
-            evidence=[t.dia_id for t in turns], evidence_message_ids=[t.message_id for t in turns],
+            evidence=[t.dia_id for t in turns],
+            # a compaction's copy of an evidence turn is that turn, as for the English questions
+            evidence_message_ids=[t.message_id for t in turns] + [c for c, t in corpus.copies.items() if t in turns],
             evidence_session_ids=sorted({t.session_id for t in turns})))
     return out
 
