@@ -88,10 +88,12 @@ class _Batch:
 def chunker_key(settings: EmbeddingSettings) -> str:
     """Markers are per chunking too: new chunk sizes or composition rescan (and re-embed only what
     changed). ``alone``: a chunk holds its message's text only (no previous-turn context);
-    ``terms``: the local model also stores each chunk's latent terms (``terms.py``), so an index
-    built before them is walked again and its chunks get terms."""
+    ``fenced``: prose and fenced code blocks are chunked apart (chunking.py), so an index built
+    before is walked again and only messages with code are embedded anew; ``terms``: the local
+    model also stores each chunk's latent terms (``terms.py``), so an index built before them is
+    walked again and its chunks get terms."""
     terms = settings.latent_terms and not settings.remote
-    return f"{settings.chunk_size}/{settings.chunk_overlap}/alone" + ("/terms" if terms else "")
+    return f"{settings.chunk_size}/{settings.chunk_overlap}/alone/fenced" + ("/terms" if terms else "")
 
 
 def build_index(
