@@ -26,8 +26,12 @@ ROOT = HERE.parent
 
 
 def run(checkout: Path, homes: Path, suites: list[str], out: Path) -> dict[str, dict]:
+    sys.path.insert(0, str(HERE))
+    from locomo_load import default_data_dir, default_zh_dir  # noqa: PLC0415  (this checkout's ../shared)
+
     cmd = [sys.executable, str(checkout / "benchmarks" / "bench_locomo.py"), "--suites", *suites,
-           "--methods", "hybrid", "--cache-dir", str(homes), "--json", str(out)]
+           "--methods", "hybrid", "--cache-dir", str(homes), "--json", str(out),
+           "--data-dir", str(default_data_dir()), "--zh-dir", str(default_zh_dir())]
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     proc = subprocess.run(cmd, cwd=checkout, env=env, capture_output=True, text=True)
     if proc.returncode not in (0, 1):
