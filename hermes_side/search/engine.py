@@ -354,8 +354,7 @@ class SearchEngine:
                   if alias.get(mid, mid) in sem_ids} if outcome else {}
         weights = None
         if (kw and sem) or tr:
-            texts = fetched
-            texts |= self._messages([h.message_id for h in [*kw, *tr] if h.message_id not in texts])
+            texts = fetched  # every candidate's text was read above
             # The translated list counts by the English words it found (in Chinese history it
             # holds the few messages with a name or an English word, and must not count fully).
             weights = [keyword_list_weight([texts[h.message_id]["text"] for h in kw if h.message_id in texts],
