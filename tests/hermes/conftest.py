@@ -12,6 +12,8 @@ import tempfile
 from contextlib import ExitStack
 
 os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="recall-tests-home-")
+# The parsed dictionary is cached in the user's cache folder (translate.py): never the real one.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="recall-tests-cache-")
 os.environ.setdefault("GIT_AUTHOR_NAME", "test")
 os.environ.setdefault("GIT_AUTHOR_EMAIL", "test@example.invalid")
 os.environ.setdefault("GIT_COMMITTER_NAME", "test")

