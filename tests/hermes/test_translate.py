@@ -184,3 +184,13 @@ def test_a_lexicon_survives_its_file_form():
     assert dict(back) == dict(lexicon)
     with pytest.raises(ValueError):
         translate.Lexicon.from_bytes(b"something else")
+
+
+def test_without_a_home_folder_the_dictionary_is_parsed_and_nothing_is_written(tmp_path, monkeypatch):
+    def no_home(cls):
+        raise RuntimeError("Could not determine home directory.")  # what pathlib says without HOME
+
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setattr(translate.Path, "home", classmethod(no_home))
+    monkeypatch.setattr(translate, "_glossary", None)
+    assert translate.dictionary()["研究"]
