@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import RecallError
 from ..host import deps, features
 from ..host.profile import current_profile, profile_at
 from ..scope.seal import render_seal, seal_report
@@ -95,13 +96,21 @@ def profile_status(home: Path) -> dict[str, Any]:
     """The status object of the profile at ``home`` (its name comes from the home, profile.py)."""
     home = Path(home)
     history = _history(home)
-    if history["state"] == "ready":
-        per_project = project_sessions(home)
-        messages = _message_counts(home, per_project)
-    else:  # a brand-new profile, or sessions kept where recall cannot read them: say so, not fail
-        per_project = {p["id"]: {"name": p["name"], "slug": p.get("slug"), "session_ids": []}
-                       for p in hermes_db.load_projects(home) if not p.get("archived")}
-        messages = dict.fromkeys(per_project, 0)
+    unreadable = None
+    try:
+        if history["state"] == "ready":
+            per_project = project_sessions(home)
+            messages = _message_counts(home, per_project)
+        else:  # a brand-new profile, or sessions kept where recall cannot read them: say so, not fail
+            per_project = {p["id"]: {"name": p["name"], "slug": p.get("slug"), "session_ids": []}
+                           for p in hermes_db.load_projects(home) if not p.get("archived")}
+            messages = dict.fromkeys(per_project, 0)
+    except RecallError as exc:  # hermes_db.Unavailable, or the engine's error carrying its code
+        if exc.code != "unavailable":
+            raise
+        # An unreadable projects.db takes the project rows, not the report: the seal does not rest
+        # on it (chats are told by their session source), so what it says still holds.
+        per_project, messages, unreadable = {}, {}, str(exc)
     index = _index(home, per_project)
     if history["state"] == "no_db" and index.get("fingerprint"):  # nothing to index yet is not a fault
         index.pop("error", None)
@@ -119,9 +128,12 @@ def profile_status(home: Path) -> dict[str, Any]:
         semantic["detail"] = _chat_safe(str(index["error"]), home)
     if index.get("missing"):
         semantic["missing"] = index["missing"]
-    return {"success": True, "profile": profile_at(home).name, "history": history, "projects": rows,
-            "semantic": semantic, "translation": translation_status(), "seal": seal_report(home),
-            "hermes": hermes_features(home)}
+    out = {"success": True, "profile": profile_at(home).name, "history": history, "projects": rows,
+           "semantic": semantic, "translation": translation_status(), "seal": seal_report(home),
+           "hermes": hermes_features(home)}
+    if unreadable:
+        out["projects_unavailable"] = unreadable
+    return out
 
 
 NO_HISTORY_YET = "no conversations yet: Hermes creates its session database with the first conversation"
@@ -181,7 +193,7 @@ def run_status(args: argparse.Namespace) -> None:
         print(json.dumps(status, indent=2, ensure_ascii=False))
     else:
         print(render_status(status, _endpoint(profile.home)))
-    if status["semantic"]["status"] == "unavailable":
+    if status["semantic"]["status"] == "unavailable" or status.get("projects_unavailable"):
         sys.exit(1)
 
 
@@ -219,7 +231,9 @@ def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
         lines.append(render_seal(seal))
         lines += [f"  unverified: {u}" for u in seal.get("unverified") or []]
     lines += render_features(status.get("hermes"))
-    if not status["projects"]:
+    if status.get("projects_unavailable"):
+        lines.append(f"Projects: {status['projects_unavailable']} (projects.db); searches answer 'unavailable'")
+    elif not status["projects"]:
         lines.append("No projects yet (create one in Hermes; chats and searches are scoped to projects).")
     for p in status["projects"]:
         lines.append(f"  {p['name']} ({p['slug'] or p['id']}): {p['indexed_messages']}/{p['messages']} messages "

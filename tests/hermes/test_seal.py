@@ -313,6 +313,24 @@ class TestFailClosed:
         out, raw = search(G111)
         assert out["success"] is True and out["project"]["id"] == w.alpha and leaked(raw, "alpha", "g111") == []
 
+    def test_status_still_reports_the_seal_when_projects_db_is_unreadable(self, sealed):
+        # The seal does not rest on projects.db (chats are told by their session source): its
+        # report stays, and says the same as before, while the project rows say they are unreadable.
+        from hermes_side.actions.status import profile_status, render_status
+
+        w = sealed
+        path = w.home / "projects.db"
+        good, before = path.read_bytes(), profile_status(w.home)["seal"]
+        path.write_bytes(b"this is not a database" * 100)
+        try:
+            status = profile_status(w.home)
+        finally:
+            path.write_bytes(good)
+        assert status["seal"] == before and status["projects"] == []
+        assert status["projects_unavailable"] == "the project list cannot be read right now"
+        assert str(w.home) not in str(status["projects_unavailable"])
+        assert "cannot be read" in render_status(status) and "No projects yet" not in render_status(status)
+
     def test_unreadable_bindings_are_an_error_not_unbound_everything(self, sealed):
         w = sealed
         path = bindings.bindings_path(w.home)
