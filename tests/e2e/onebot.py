@@ -32,6 +32,9 @@ from websockets.exceptions import ConnectionClosed
 DUPLICATE_SELF_ID_CLOSE = 1008
 
 
+_IDS = itertools.count(1)
+
+
 @dataclass
 class Action:
     """One API call the bot made, e.g. ``send_msg`` with its params."""
@@ -77,7 +80,10 @@ class FakeOneBot:
     _ws: ClientConnection | None = field(default=None, init=False)
     _reader: asyncio.Task[None] | None = field(default=None, init=False)
     _close_code: int | None = field(default=None, init=False)
-    _ids: itertools.count = field(default_factory=lambda: itertools.count(1), init=False)
+    # One counter for every client of the process: a real OneBot never reuses a message id, and
+    # nonebot-plugin-alconna caches a message's parse by its id (a reused id got an earlier
+    # message's parse: a /recall after an @bot turn from another connection was not seen).
+    _ids: itertools.count = field(default_factory=lambda: _IDS, init=False)
 
     async def __aenter__(self) -> FakeOneBot:
         await self.connect()

@@ -274,3 +274,69 @@ async def test_seal_report_is_true_by_default_and_names_the_door_a_switch_opens(
     finally:
         _write_config(home, _config(model))
     assert api.get("/status")["seal"]["closed"] is True
+
+
+async def _ask(chain, group: int, text: str) -> str:
+    """One plain group message (a command for our bot plugin, no @): the reply's text."""
+    async with FakeOneBot(chain["bot"].ws_url, chain["bot"].access_token) as ob:
+        await ob.send_group_message(text, group_id=group, user_id=MEMBER)
+        reply = await ob.expect_action(timeout=60)
+        return "\n".join([reply.text, *reply.forward_texts])
+
+
+async def _probe(chain, group: int) -> tuple[str, dict[str, str]]:
+    """A curious member: /recall, then the agent's own search and disk tools aimed at the secrets."""
+    home = chain["home"]
+    recall = await _ask(chain, group, f"/recall {ALPHA_WORD} --mode keyword")
+    before = len(chain["model"].tool_results())
+    await _turn(chain, group, " ".join([
+        f'TOOL:project_history_search {{"query": "{ALPHA_WORD} {OTHER_SECRET}", "mode": "keyword"}}',
+        f'TOOL:terminal {{"command": "cat {home}/notes/home.txt; grep -a -o quokka-.... {home}/state.db"}}',
+        f'TOOL:read_file {{"path": "{home}/notes/home.txt"}}',
+        f'TOOL:execute_code {{"code": "print(open(\'{home}/state.db\', \'rb\').read().count(b\'quokka\'))"}}',
+        f'TOOL:session_search {{"query": "{OTHER_SECRET}"}}',
+    ]))
+    return recall, {r["name"]: r["content"] for r in chain["model"].tool_results()[before:]}
+
+
+def _assert_nothing_leaked(recall: str, tools: dict[str, str]) -> None:
+    assert set(tools) == {"project_history_search", "terminal", "read_file", "execute_code", "session_search"}
+    for text in (recall, *tools.values()):
+        assert OTHER_SECRET not in text and HOME_SECRET not in text and "Traceback" not in text, text
+    for name in ("terminal", "read_file", "execute_code", "session_search"):
+        assert BLOCKED in tools[name], (name, tools[name])
+
+
+async def test_an_archived_project_and_an_unreadable_projects_db_leak_nothing_and_the_seal_report_holds(chain):
+    from hermes_cli import projects_db
+
+    home, api = chain["home"], chain["api"]
+    conn = projects_db.connect(home / "projects.db")
+    alpha = projects_db.get_project(conn, "alpha").id
+    projects_db.archive_project(conn, alpha)
+    conn.close()
+    try:  # the bound group's project archived by the operator
+        recall, tools = await _probe(chain, BOUND)
+        _assert_nothing_leaked(recall, tools)
+        assert api.get("/status")["seal"]["closed"] is True
+    finally:
+        conn = projects_db.connect(home / "projects.db")
+        projects_db.restore_project(conn, alpha)
+        conn.close()
+
+    db = home / "projects.db"
+    saved = {p: p.read_bytes() for p in home.glob("projects.db*")}
+    for p in saved:
+        p.unlink()
+    db.write_bytes(b"this is not a SQLite database" * 100)  # unreadable (root ignores chmod)
+    try:
+        recall, tools = await _probe(chain, BOUND)
+        _assert_nothing_leaked(recall, tools)
+        # The seal does not rest on projects.db: the report still says closed, and it is (above);
+        # the project rows say they cannot be read.
+        status = api.get("/status")
+        assert status["seal"]["closed"] is True and "cannot be read" in status["projects_unavailable"]
+    finally:
+        db.unlink()
+        for p, data in saved.items():
+            p.write_bytes(data)
