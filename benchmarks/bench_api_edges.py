@@ -55,24 +55,6 @@ def timing(home: Path, rounds: int) -> None:
         print(f"{label:<20} {statistics.median(values):>8.1f} {values[int(len(values) * 0.95)]:>8.1f}")
 
 
-def _rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return -1
-
-
-def _settled_rss_kib(pid: int) -> int:
-    """RSS once the server's start-up work (the dictionary warms in a thread) stopped growing it."""
-    last = -1
-    for _ in range(120):
-        now = _rss_kib(pid)
-        if now == last:
-            return now
-        last = now
-        time.sleep(1)
-    return last
-
 
 def _send(port: int, head: bytes, blocks: int, block: bytes) -> bytes:
     sock = socket.create_connection(("127.0.0.1", port), timeout=30)
@@ -102,9 +84,8 @@ def memory(home: Path, root: Path) -> None:
     api = RecallServer(home, KEY, root / "recall.log")
     api.start()
     try:
-        pid = api._proc.pid
         httpx.get(api.url + "/projects", headers={"Authorization": f"Bearer {KEY}"}, timeout=30)
-        before = _settled_rss_kib(pid)
+        before = api.settled_rss_kib()
         mb = 1 << 20
         t = time.perf_counter()
         for _ in range(4):
@@ -112,11 +93,11 @@ def memory(home: Path, root: Path) -> None:
                     f"Content-Length: {300 * mb}\r\n\r\n").encode()
             status = _send(api.port, head, 300, b" " * mb)
         unauth = time.perf_counter() - t
-        after_unauth = _rss_kib(pid)
+        after_unauth = api.rss_kib()
         head = (f"POST /search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEY}\r\n"
                 "Transfer-Encoding: chunked\r\n\r\n").encode()
         chunked = _send(api.port, head, 300, b"%x\r\n%s\r\n" % (mb, b" " * mb))
-        after = _rss_kib(pid)
+        after = api.rss_kib()
     finally:
         api.stop()
     print("\nreal `hermes recall serve`, RSS (KiB)")

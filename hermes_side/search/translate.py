@@ -256,19 +256,22 @@ def _cache_file(source: Path) -> Path | None:
     return base / "project-history-recall" / f"cedict-{stat.st_size}-{stat.st_mtime_ns}.lexicon"
 
 
+def _parse(source: Path) -> Lexicon:
+    with gzip.open(source, "rt", encoding="utf-8") as fh:
+        return Lexicon(parse_cedict_raw(fh))
+
+
 def _lexicon(source: Path) -> Lexicon:
     cache = _cache_file(source)
     if cache is None:
-        with gzip.open(source, "rt", encoding="utf-8") as fh:
-            return Lexicon(parse_cedict_raw(fh))
+        return _parse(source)
     try:
         return Lexicon.from_bytes(cache.read_bytes())
     except FileNotFoundError:
         pass
     except (OSError, ValueError) as exc:  # unreadable or damaged: parse again and replace it
         log.info("dictionary cache %s not used (%s); reading CC-CEDICT again", cache, exc)
-    with gzip.open(source, "rt", encoding="utf-8") as fh:
-        lexicon = Lexicon(parse_cedict_raw(fh))
+    lexicon = _parse(source)
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")

@@ -50,5 +50,23 @@ class RecallServer:
     def get(self, path: str) -> dict:
         return httpx.get(self.url + path, headers={"Authorization": f"Bearer {self.key}"}, timeout=10).json()
 
+    def rss_kib(self) -> int:
+        """The server process's resident memory now (Linux ``/proc``)."""
+        for line in Path(f"/proc/{self._proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise AssertionError("no VmRSS")
+
+    def settled_rss_kib(self) -> int:
+        """RSS once the server's start-up work (the dictionary warms in a thread) stopped growing it."""
+        last = -1
+        for _ in range(120):
+            now = self.rss_kib()
+            if now == last:
+                return now
+            last = now
+            time.sleep(1)
+        return last
+
     def log_text(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace") if self.log_path.exists() else ""

@@ -99,25 +99,6 @@ def test_unauthenticated_body_is_never_read(client, monkeypatch):
     assert reads == ["/search"]
 
 
-def _rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmRSS")
-
-
-def _settled_rss_kib(pid: int) -> int:
-    """RSS once the server's start-up work (the dictionary warms in a thread) stopped growing it."""
-    last = -1
-    for _ in range(120):
-        now = _rss_kib(pid)
-        if now == last:
-            return now
-        last = now
-        time.sleep(1)
-    return last
-
 
 def _push_body(port: int, head: bytes, megabytes: int) -> bytes:
     """Send ``head`` then up to ``megabytes`` MB of body as fast as the server takes it; return
@@ -155,9 +136,8 @@ def test_big_unauthenticated_bodies_do_not_grow_the_real_server(world, tmp_path)
     api = RecallServer(world.home, KEY, tmp_path / "recall.log")
     api.start()
     try:
-        pid = api._proc.pid
         httpx.get(api.url + "/projects", headers=AUTH, timeout=30)  # warm: imports done, caches filled
-        before = _settled_rss_kib(pid)
+        before = api.settled_rss_kib()
         size = 300 * MB
         for _ in range(4):
             head = (f"POST /search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -193,7 +173,7 @@ def test_big_unauthenticated_bodies_do_not_grow_the_real_server(world, tmp_path)
         finally:
             sock.close()
         assert b" 413 " in answer.split(b"\r\n")[0] and b'"code":"body_too_large"' in answer, answer[:300]
-        after = _rss_kib(pid)
+        after = api.rss_kib()
         assert after - before < 16 * 1024, f"RSS grew from {before} to {after} KiB"
         assert httpx.get(api.url + "/projects", headers=AUTH, timeout=30).status_code == 200
     finally:
