@@ -21,12 +21,14 @@ ADMIN_ONLY = "only an admin can move this chat (/move in the group)"
 SEARCH_SCHEMA: dict[str, Any] = {
     "name": "project_history_search",
     "description": (
-        "Search past conversations in the SAME project as this one. "
-        "Returns actual messages from other sessions, with links. "
-        "Use when the user asks about prior work on this codebase: "
+        # The first sentence is the line Hermes' Tool Search lists (0.22+, where plugin tools are
+        # found through tool_search): its words are what a model's plain query matches.
+        "Search past conversations in the SAME project as this one (chat history). "
+        "Find what was decided, discussed or done before: returns actual messages from other sessions, "
+        "with links. Use when the user asks about prior work on this codebase: "
         "'what did we decide about X', 'where did we leave Y'. "
         "Modes: 'hybrid' (default, keyword + semantic), 'keyword' "
-        "(exact terms), 'semantic' (similar meaning). Works in Chinese and English."
+        "(exact terms), 'semantic' (similar meaning). Works in Chinese and English (搜索历史对话)."
     ),
     "parameters": {
         "type": "object",

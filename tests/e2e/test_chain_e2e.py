@@ -25,8 +25,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-import yaml
 
+from tests import yamlio as yaml
 from tests.e2e.nonebot_proc import REPO_ROOT, NoneBotProcess, free_port, stop_process
 from tests.e2e.onebot import FakeOneBot
 from tests.e2e.recall_proc import RecallServer

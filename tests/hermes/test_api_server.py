@@ -79,9 +79,8 @@ def provider():
 @pytest.fixture
 def server(world, provider, tmp_path):
     """An indexed profile with a consented remote provider, served by a real process."""
-    import yaml
-
     from hermes_side.embedding import build_index, load_settings, record_consent
+    from tests import yamlio as yaml
 
     folder = world.folder("alpha")
     world.project("Alpha", folder)

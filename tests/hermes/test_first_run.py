@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 import hermes_side
+from tests import yamlio as yaml
 
 PACKAGE_DIR = Path(hermes_side.__file__).parent
 

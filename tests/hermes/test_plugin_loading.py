@@ -13,9 +13,9 @@ import threading
 from pathlib import Path
 
 import pytest
-import yaml
 
 import hermes_side
+from tests import yamlio as yaml
 from tests.hermes.world import PLUGIN, TOOL_NAMES, call_tool, call_tool_raw, load_plugin, unload_plugin
 
 PACKAGE_DIR = Path(hermes_side.__file__).parent

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 from fastapi.testclient import TestClient
 
 from hermes_side.api.app import create_app
 from hermes_side.scope.seal import seal_report
+from tests import yamlio as yaml
 
 KEY = "seal-report-test-key-0123456789"
 AUTH = {"Authorization": f"Bearer {KEY}"}

@@ -20,8 +20,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-import yaml
 
+from tests import yamlio as yaml
 from tests.packaging.venvs import REPO_ROOT, build_wheel, clean_env, python, run, venv, wheel_metadata
 
 pytestmark = pytest.mark.packaging

@@ -13,8 +13,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-import yaml
 
+from tests import yamlio as yaml
 from tests.packaging.venvs import REPO_ROOT
 
 HERMES_SIDE = REPO_ROOT / "hermes_side"

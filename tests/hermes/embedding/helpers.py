@@ -162,7 +162,7 @@ def _fake_vector(text: str, dim: int) -> list[float]:
 
 
 def write_config(home: Path, embedding: dict | str) -> None:
-    import yaml
+    from tests import yamlio as yaml
 
     if isinstance(embedding, str):
         (home / "config.yaml").write_text(embedding, encoding="utf-8")
