@@ -221,3 +221,36 @@ class TestManifestAndRegister:
         assert sorted(t["name"] for t in ctx.tools) == sorted(TOOL_NAMES)
         assert all(t["toolset"] == "project_history" and callable(t["check_fn"]) for t in ctx.tools)
         assert ctx.commands == ["recall"]
+
+
+def test_loads_and_searches_without_pyyaml_where_hermes_does_not_ship_it(tmp_path):
+    """Hermes 0.22 brings ruamel.yaml (its ``hermes_yaml`` reader), not PyYAML; the plugin once
+    imported PyYAML and failed to load there. A test venv may still hold PyYAML through a test
+    dependency, so the process below hides it, loads the plugin with Hermes' own loader and searches.
+    (On 0.19 Hermes itself reads config.yaml with PyYAML: nothing to hide there.)"""
+    import importlib.util
+    import json
+    import subprocess
+
+    if importlib.util.find_spec("hermes_yaml") is None:
+        pytest.skip("this Hermes reads its own config with PyYAML")
+    driver = Path(__file__).parents[1] / "packaging" / "hermes_driver.py"
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.yaml").write_text(json.dumps({"plugins": {"enabled": [PLUGIN]}}))
+    env = {**os.environ, "HERMES_HOME": str(home)}
+    hide = ("import runpy, sys; sys.modules['yaml'] = None; sys.argv = sys.argv[1:]; "
+            "runpy.run_path(sys.argv[0], run_name='__main__')")
+
+    def drive(*args: str) -> dict:
+        proc = subprocess.run([sys.executable, "-c", hide, str(driver), *args], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+        assert proc.returncode == 0 and lines, proc.stdout[-2000:] + proc.stderr[-3000:]
+        return json.loads(lines[-1].removeprefix("RESULT "))
+
+    ids = drive("setup", str(tmp_path / "work"))
+    call = ["project_history_search", {"query": "kestrel", "mode": "keyword"}, ids["current"]]
+    out = drive("call", json.dumps([call]))
+    assert out["entry"]["enabled"] is True and out["entry"]["error"] is None, out["entry"]
+    assert [r["session_id"] for r in out["calls"][0]["results"]] == [ids["past"]]
