@@ -47,6 +47,10 @@ SAFE_IN_CHATS: dict[str, str] = {
     "skill_view": "reads one of the operator's skills, inside the skills folder (path traversal refused)",
     "vision_analyze": "only http(s) and data: images in chats (a local path could open another chat's upload)",
     "video_analyze": "only http(s) and data: videos in chats (a local path could open another chat's upload)",
+    # Hermes 0.22+ Tool Search (tools/tool_search.py): plugin tools are reached through these. The
+    # agent unwraps tool_call before pre_tool_call, so this guard judges the tool it calls by name.
+    "tool_search": "Hermes' Tool Search: finds tools in this session's catalog; reads nothing of this profile",
+    "tool_describe": "Hermes' Tool Search: reads a catalog tool's schema; reads nothing of this profile",
 }
 
 # Tools whose argument decides: a URL is fine, a local path is not.
@@ -90,6 +94,8 @@ CLOSED_IN_CHATS: dict[str, str] = {
     "video_generate": "it can take this machine's files as input",
     "xai_video_edit": "it can take this machine's files as input",
     "xai_video_extend": "it can take this machine's files as input",
+    # Seen only when Hermes could not unwrap it to the tool it calls (which is then guarded by name).
+    "tool_call": "Hermes could not name the tool it calls, so this guard cannot check it",
 }
 _BROWSER = f"it drives a browser on this machine that opens local files and pages, so it {READS_HISTORY}"
 _FAMILIES: tuple[tuple[str, str], ...] = (

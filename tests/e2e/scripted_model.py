@@ -6,6 +6,12 @@ final message that echoes them (``RESULT <name>: <content>``). Requests without 
 (compression summaries, titles) get plain text. It speaks SSE when asked to stream (Hermes always
 streams to the model) and plain JSON otherwise, and records every request so a test can read the
 exact tool results and system prompt the model received.
+
+Where Hermes defers a named tool behind Tool Search (0.22+: the model is offered ``tool_search`` /
+``tool_describe`` / ``tool_call`` and a catalog instead of plugin tools), the model takes that path
+as a real one would: it searches with a plain query, describes what it found, then calls it through
+``tool_call``. The discovery turns are bookkeeping: ``tool_results()`` reports a bridged call under
+the inner tool's name and leaves the discovery results out, so a test reads the same on both lines.
 """
 
 from __future__ import annotations
@@ -21,6 +27,13 @@ from tests.e2e.nonebot_proc import free_port
 
 MODEL = "scripted"
 MARKER = re.compile(r"TOOL:([A-Za-z0-9_\-]+)\s*")
+SEARCH, DESCRIBE, CALL = "tool_search", "tool_describe", "tool_call"  # Hermes' Tool Search bridge
+DISCOVERY = "discover_"  # id prefix of the search/describe calls the model makes before the real ones
+CATALOG_LINE = re.compile(r"^- ([A-Za-z0-9_\-]+): ", re.M)  # a deferred tool in tool_search's description
+# The plain words a model would search with; other tools are searched by their name's words.
+PLAIN_QUERY = {"project_history_search": "search past conversations",
+               "project_history_open": "read the turns around a result of a past conversation search",
+               "project_session_move": "move this conversation to a different project"}
 
 
 def tool_calls_in(text: str) -> list[tuple[str, dict[str, Any]]]:
@@ -62,17 +75,30 @@ class ScriptedModel:
             names = {}
             for message in body.get("messages") or []:
                 for call in message.get("tool_calls") or []:
-                    names[call.get("id")] = (call.get("function") or {}).get("name", "")
+                    names[call.get("id")] = _called_name(call)
                 if message.get("role") == "tool":
                     cid = message.get("tool_call_id") or str(len(seen))
+                    if str(cid).startswith(DISCOVERY):
+                        continue
                     seen[cid] = {"name": names.get(cid, ""), "content": _text(message.get("content"))}
         return list(seen.values())
 
     def offered_tools(self) -> set[str]:
+        """Every tool the model could call: those in its tool list and, under Tool Search, those
+        the catalog in tool_search's description lists (reached through tool_call)."""
         names: set[str] = set()
         for body in self.snapshot():
-            names |= {(t.get("function") or {}).get("name", "") for t in body.get("tools") or []}
+            for tool in body.get("tools") or []:
+                function = tool.get("function") or {}
+                names.add(function.get("name", ""))
+                if function.get("name") == SEARCH:
+                    names |= set(CATALOG_LINE.findall(function.get("description") or ""))
         return names
+
+    def bridged_calls(self) -> list[str]:
+        """The inner tool names the model called through tool_call (empty where tools are direct)."""
+        return [_called_name(call) for body in self.snapshot() for message in body.get("messages") or []
+                for call in message.get("tool_calls") or [] if (call.get("function") or {}).get("name") == CALL]
 
     def snapshot(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -84,20 +110,50 @@ class ScriptedModel:
         messages = body.get("messages") or []
         if not body.get("tools"):
             return {"content": "summary of the conversation so far"}
-        tail = []
+        tail: list[dict[str, Any]] = []
         for message in reversed(messages):
             if message.get("role") == "user":
                 break
-            tail.append(message)
-        results = [m for m in reversed(tail) if m.get("role") == "tool"]
-        if results:
-            names = {c.get("id"): (c.get("function") or {}).get("name", "")
-                     for m in tail for c in m.get("tool_calls") or []}
-            return {"content": "\n".join(f"RESULT {names.get(m.get('tool_call_id'), '?')}: {_text(m.get('content'))}"
-                                         for m in results)}
+            tail.insert(0, message)
         user = next((m for m in reversed(messages) if m.get("role") == "user"), {})
         calls = tool_calls_in(_text(user.get("content")))
-        return {"tool_calls": calls} if calls else {"content": "no tool asked for"}
+        offered = {(t.get("function") or {}).get("name", "") for t in body["tools"]}
+        direct = [c for c in calls if c[0] in offered or SEARCH not in offered]
+        deferred = [c for c in calls if c not in direct]
+        steps = [m for m in tail if m.get("role") == "assistant"]
+        if not calls:
+            return {"content": "no tool asked for"}
+        if deferred:
+            return self._discover(direct, deferred, tail, len(steps))
+        if not steps:
+            return {"tool_calls": calls}
+        return {"content": _echo(tail)}
+
+    def _discover(self, direct: list, deferred: list, tail: list[dict[str, Any]], step: int) -> dict[str, Any]:
+        """Tool Search: search, describe what was found, call it (and the direct ones), then answer."""
+        queries = list(dict.fromkeys(PLAIN_QUERY.get(name, name.replace("_", " ")) for name, _ in deferred))
+        plan: list[dict[str, Any]] = [{"tool_calls": [(SEARCH, {"queries": queries[i:i + 7]})
+                                                      for i in range(0, len(queries), 7)], "id_prefix": DISCOVERY}]
+        found: set[str] = set()
+        for message in tail:
+            if message.get("role") == "tool" and str(message.get("tool_call_id")).startswith(DISCOVERY):
+                try:
+                    payload = json.loads(_text(message.get("content")))
+                except json.JSONDecodeError:
+                    continue
+                found |= set((payload.get("tools") or {}) if isinstance(payload, dict) else ())
+        reachable = [(name, args) for name, args in deferred if name in found]
+        if reachable:
+            plan.append({"tool_calls": [(DESCRIBE, {"names": sorted({name for name, _ in reachable})})],
+                         "id_prefix": DISCOVERY})
+        bridged = [(CALL, {"calls": [{"name": name, "arguments": args}]}) for name, args in reachable]
+        if direct or bridged:
+            plan.append({"tool_calls": direct + bridged})
+        if step < len(plan):
+            return plan[step]
+        missing = [name for name, _ in deferred if name not in found]
+        note = "\nNOT FOUND through tool_search: " + ", ".join(missing) if missing else ""
+        return {"content": _echo(tail) + note}
 
     def start(self) -> ScriptedModel:
         model = self
@@ -164,9 +220,30 @@ USAGE = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
 
 
 def _calls(reply: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"index": i, "id": f"call_{time.monotonic_ns()}_{i}", "type": "function",
+    prefix = reply.get("id_prefix", "call_")
+    return [{"index": i, "id": f"{prefix}{time.monotonic_ns()}_{i}", "type": "function",
              "function": {"name": name, "arguments": json.dumps(args)}}
             for i, (name, args) in enumerate(reply.get("tool_calls") or [])]
+
+
+def _called_name(call: dict[str, Any]) -> str:
+    """The tool a call ran: for Hermes' ``tool_call`` bridge, the inner tool's name."""
+    function = call.get("function") or {}
+    name = function.get("name", "")
+    if name == CALL:
+        try:
+            inner = json.loads(function.get("arguments") or "{}")["calls"][0]["name"]
+        except (json.JSONDecodeError, KeyError, IndexError, TypeError):
+            return name
+        return str(inner)
+    return name
+
+
+def _echo(tail: list[dict[str, Any]]) -> str:
+    """The final answer: every tool result of this turn but the discovery ones, by tool name."""
+    names = {c.get("id"): _called_name(c) for m in tail for c in m.get("tool_calls") or []}
+    return "\n".join(f"RESULT {names.get(m.get('tool_call_id'), '?')}: {_text(m.get('content'))}"
+                     for m in tail if m.get("role") == "tool" and not str(m.get("tool_call_id")).startswith(DISCOVERY))
 
 
 def _completion(reply: dict[str, Any]) -> dict[str, Any]:

@@ -189,6 +189,11 @@ async def test_bound_group_sees_only_its_project_and_unbound_is_refused(chain):
     (found,) = _results(chain, "project_history_search")
     assert "Tuesday" in found and ALPHA_WORD in found and OTHER_SECRET not in found and HOME_SECRET not in found
     assert ALPHA_WORD in reply
+    # The path this Hermes offers: the tool itself (0.19), or Tool Search's catalog and bridge (0.22+).
+    offered = chain["model"].offered_tools()
+    assert "project_history_search" in offered
+    if "tool_search" in offered:
+        assert chain["model"].bridged_calls() == ["project_history_search"]
 
     await _turn(chain, UNBOUND, f'TOOL:project_history_search {{"query": "{ALPHA_WORD}", "mode": "keyword"}}')
     refused = _results(chain, "project_history_search")[-1]
