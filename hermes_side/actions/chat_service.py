@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..scope.chats import chat_from_session_id, chat_from_session_key
-from ..search.engine import SearchError, engine_for
+from ..search.reader import SearchError, reader_for
 from ..stores import bindings, hermes_db
 from .move import MoveError, finish_interrupted, move_sessions, target_for
 
@@ -39,7 +39,7 @@ def chat_project(home: Path, chat: str) -> dict[str, Any]:
     """The project a chat searches in (the ``chat_rule``, as the recall API resolves it for
     ``/search`` and ``/context``); otherwise ``chat_unbound``, or ``recall_off`` while an admin has
     switched the chat's recall off."""
-    scope = engine_for(home).scope_for(chat=chat)
+    scope = reader_for(home).scope_for(chat=chat)
     return hermes_db.find_project(scope.smap.projects, scope.place["id"])
 
 
@@ -57,7 +57,7 @@ def binding_view(home: Path, chat: str) -> dict[str, Any]:
 def sessions_of_chat(home: Path, chat: str) -> list[str]:
     """Every session the chat rule attributes to the chat: by the bridge's id, the gateway's
     row, the hook's record, or a parent's (compression children, delegations)."""
-    smap = engine_for(home).scope_map()
+    smap = reader_for(home).scope_map()
     ids = set(bindings.sessions_for_chat(home, chat))
     ids |= {sid for sid, origin in smap.origins.items() if origin.name == chat}
     return sorted(sid for sid in ids if sid in smap.rows)
@@ -75,7 +75,7 @@ def move_chat(home: Path, chat: str, project_ref: str, *,
     except TimeoutError:
         raise MoveError(BUSY, "busy") from None
     finally:
-        engine_for(home).scopes.invalidate()
+        reader_for(home).scopes.invalidate()
     where = result["project"].get("name") or "Home"
     result["message"] = f"Linked {chat} to {where}; moved {result['moved_sessions']} session(s)"
     result["chat"] = chat

@@ -35,7 +35,7 @@ from ..scope.chats import (
     member_session_patterns,
     valid_member_id,
 )
-from ..search.engine import SearchError, engine_for
+from ..search.reader import SearchError, reader_for
 from ..stores import forgotten, hermes_db
 from ..stores.messages import eligible_sql
 from . import chat_service
@@ -137,9 +137,9 @@ def plan_member(home: Path, chat: str, user_id: str, *, after: float | None = No
     _check_member(chat, user_id)
     scope = {"kind": "member", "chat": chat, "user": user_id, "after": after, "before": before,
              "message_id": message_id}
-    engine = engine_for(home)
-    with engine.leased() as conn:
-        sessions = _member_sessions(engine.scope_map(), chat, user_id)
+    reader = reader_for(home)
+    with reader.leased() as conn:
+        sessions = _member_sessions(reader.scope_map(), chat, user_id)
         plan = _collect(conn, sessions, Plan({k: v for k, v in scope.items() if v is not None}),
                         users_only=True, after=after, before=before, only=message_id)
     if message_id is not None and not plan.messages:
@@ -154,9 +154,9 @@ def plan_session(home: Path, session_id: str, *, chat: str | None = None) -> Pla
     session must be one of that chat's (a group's admin forgets only the group's conversations)."""
     if not isinstance(session_id, str) or not session_id or len(session_id) > 256:
         raise ForgetError("'session_id' must be a session id", "bad_request")
-    engine = engine_for(home)
-    with engine.leased() as conn:
-        smap = engine.scope_map()
+    reader = reader_for(home)
+    with reader.leased() as conn:
+        smap = reader.scope_map()
         if session_id not in smap.rows:
             raise ForgetError("session not found", "not_found")
         if chat is not None and session_id not in set(chat_service.sessions_of_chat(home, chat)):
@@ -169,8 +169,8 @@ def plan_chat(home: Path, chat: str, *, after: float | None = None, before: floa
     """Every turn of the chat's conversations in a time span (a group admin's "everything before")."""
     if after is None and before is None:
         raise ForgetError("give 'before' and/or 'after'", "bad_request")
-    engine = engine_for(home)
-    with engine.leased() as conn:
+    reader = reader_for(home)
+    with reader.leased() as conn:
         sessions = chat_service.sessions_of_chat(home, chat)
         scope = {k: v for k, v in {"kind": "chat", "chat": chat, "after": after, "before": before}.items()
                  if v is not None}
@@ -182,9 +182,9 @@ def plan_project(home: Path, project_ref: str, *, after: float | None = None, be
     if after is None and before is None:
         raise ForgetError("give --before and/or --after", "bad_request")
     project = chat_service.resolve_project_ref(home, project_ref)
-    engine = engine_for(home)
-    with engine.leased() as conn:
-        sessions = engine.scope_map().sessions_in({"kind": "explicit", "id": project["id"]})
+    reader = reader_for(home)
+    with reader.leased() as conn:
+        sessions = reader.scope_map().sessions_in({"kind": "explicit", "id": project["id"]})
         scope = {k: v for k, v in {"kind": "project", "project": project["id"], "after": after,
                                    "before": before}.items() if v is not None}
         return _collect(conn, sessions, Plan(scope), users_only=False, after=after, before=before)
@@ -212,8 +212,8 @@ def _neighbours(home: Path, ids: Sequence[int], sessions: Sequence[str]) -> list
     forgotten turn as context (history._PREVIOUS), so it is embedded again without it."""
     if not ids:
         return []
-    engine = engine_for(home)
-    with engine.leased() as conn:  # prepared anew: the turns just forgotten are out
+    reader = reader_for(home)
+    with reader.leased() as conn:  # prepared anew: the turns just forgotten are out
         kept: dict[str, list[int]] = {}
         for mid, sid in conn.execute(
                 "SELECT m.id, m.session_id FROM messages m JOIN sessions s ON s.id = m.session_id"

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..host.profile import current_profile
 from ..scope.chats import parse_chat
-from ..search.engine import SearchError
+from ..search.reader import SearchError
 from ..search.request import RequestError, parse_time
 from ..stores import forgotten, hermes_db
 from . import forget

@@ -25,7 +25,7 @@ from ..errors import RecallError
 from ..host import deps, features
 from ..host.profile import current_profile, profile_at
 from ..scope.seal import render_seal, seal_report
-from ..search.engine import engine_for
+from ..search.reader import reader_for
 from ..stores import hermes_db
 from ..stores.messages import MESSAGES_FROM, eligible_sql
 
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 def project_sessions(home: Path) -> dict[str, dict[str, Any]]:
     """Explicit project id → {name, slug, session ids}, by the attribution the searches use."""
-    smap = engine_for(home).scope_map()
+    smap = reader_for(home).scope_map()
     out: dict[str, dict[str, Any]] = {}
     for project in smap.projects:
         if project.get("archived"):
@@ -46,7 +46,7 @@ def project_sessions(home: Path) -> dict[str, dict[str, Any]]:
 
 
 def _message_counts(home: Path, per_project: dict[str, dict[str, Any]]) -> dict[str, int]:
-    with engine_for(home).leased() as conn:
+    with reader_for(home).leased() as conn:
         rows = conn.execute(f"SELECT m.session_id, count(*) {MESSAGES_FROM}"
                             f" WHERE {eligible_sql(conn)} GROUP BY m.session_id").fetchall()
     by_session = {r[0]: r[1] for r in rows}

@@ -32,6 +32,7 @@ from ..scope.chats import parse_chat
 from ..search import translate
 from ..search.chat_facing import chat_facing, without_paths
 from ..search.engine import engine_for
+from ..search.reader import reader_for
 from ..search.request import parse_search_args
 from ..stores import bindings, hermes_db
 from .access import Access
@@ -225,7 +226,7 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
             raise ApiError("'session_id' must be a session id", "bad_request")
         finish_interrupted(p.home)  # a move killed half-way is finished before the next one
         result = move_sessions(p.home, [sid], ref.strip())
-        engine_for(p.home).scopes.invalidate()
+        reader_for(p.home).scopes.invalidate()
         return result
 
     @router.get("/status")

@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..stores.messages import NOT_FORGOTTEN_SQL, is_summary_text, message_text, newer_clauses
+from .records import RankedHit
 from .settings import RANKING
 
 _QUESTION_MARKS = ("?", "？")
@@ -58,31 +60,34 @@ def _has_calls(tool_calls: str | None) -> bool:
     return bool(tool_calls) and tool_calls.strip() not in ("", "[]", "null")
 
 
-def with_replies(conn: sqlite3.Connection, ranked: list[dict[str, Any]],
-                 texts: Mapping[int, str] | None = None) -> list[dict[str, Any]]:
-    """Each of the top hits that asks something, followed by the turn that answered it. ``texts``:
-    the hits' texts the caller read already (message id → text); only the others are read here."""
+def with_replies(conn: sqlite3.Connection, ranked: list[RankedHit],
+                 texts: Mapping[int, str] | None = None) -> tuple[list[RankedHit], dict[int, dict[str, Any] | None]]:
+    """Each of the top hits that asks something, followed by the turn that answered it; and the
+    answer looked up for each of them (message id → ``reply_to``), kept so that no hit's answer is
+    looked up twice. ``texts``: the hits' texts the caller read already (message id → text); only
+    the others are read here."""
     head = ranked[:RANKING.expand_top]
     if not head:
-        return ranked
+        return ranked, {}
     known = dict(texts or {})
-    missing = [h["message_id"] for h in head if h["message_id"] not in known]
+    missing = [h.message_id for h in head if h.message_id not in known]
     if missing:
         rows = conn.execute("SELECT id, content FROM messages WHERE id IN (SELECT value FROM json_each(?))",
                             (json.dumps(missing),)).fetchall()
         known |= {r[0]: message_text(r[1]) for r in rows}
-    asking = {h["message_id"] for h in head if asks(known.get(h["message_id"], ""))}
-    out: list[dict[str, Any]] = []
+    asking = {h.message_id for h in head if asks(known.get(h.message_id, ""))}
+    out: list[RankedHit] = []
+    answers: dict[int, dict[str, Any] | None] = {}
     placed: set[int] = set()
     for hit in head:
-        if hit["message_id"] in placed:
+        if hit.message_id in placed:
             continue
         out.append(hit)
-        placed.add(hit["message_id"])
-        if hit["message_id"] not in asking:
+        placed.add(hit.message_id)
+        if hit.message_id not in asking:
             continue
-        reply = reply_to(conn, hit["session_id"], hit["message_id"])
+        reply = answers[hit.message_id] = reply_to(conn, hit.session_id, hit.message_id)
         if reply and reply["message_id"] not in placed:  # moved up next to its question if ranked lower
             placed.add(reply["message_id"])
-            out.append({**hit, "message_id": reply["message_id"], "reply_to": hit["message_id"]})
-    return out + [h for h in ranked[RANKING.expand_top:] if h["message_id"] not in placed]
+            out.append(replace(hit, message_id=reply["message_id"], reply_to=hit.message_id))
+    return out + [h for h in ranked[RANKING.expand_top:] if h.message_id not in placed], answers

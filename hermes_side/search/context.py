@@ -15,7 +15,8 @@ from typing import Any
 
 from ..stores import hermes_db
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
-from .engine import NO_CONTEXT, Scope, SearchEngine, SearchError, public_place
+from .engine import NO_CONTEXT, SearchEngine
+from .reader import Scope, SearchError, public_place
 from .request import RequestError
 from .results import format_when
 

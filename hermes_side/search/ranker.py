@@ -1,0 +1,305 @@
+"""The ranker: a query over a :class:`~.reader.Scope` → ranked, judged message hits, in named stages.
+
+1. :func:`gather` the candidate lists: keyword, the Chinese query's translated keyword list, semantic;
+2. :func:`fold` each turn into one id (Hermes' compaction writes copies of the last turns);
+3. :func:`fuse` the lists (RRF, the keyword lists weighted by the query words they hold);
+4. :func:`answered`: each question among the top hits followed by its answer, looked up once;
+5. :func:`judged`: each hit's relevance from its evidence (meaning, words, the scope's coverage).
+
+Every message read on the way is kept in :attr:`Ranking.texts`, so none is read twice.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..host import deps
+from .answers import with_replies
+from .conversations import lexical_order
+from .fusion import rrf
+from .keyword import Filters, Hit, KeywordResult, keyword_search
+from .query import ParsedQuery
+from .reader import MAX_CONCURRENT, Message, ProfileReader, Scope
+from .records import RankedHit
+from .relevance import judge, keyword_list_weight, scope_terms, script_of, translated_coverage
+from .request import SearchRequest
+from .settings import RANKING
+from .translate import Concept, TranslationUnavailable, english_query, translate
+
+
+@dataclass(frozen=True)
+class Translation:
+    concepts: tuple[Concept, ...] = ()
+    detail: str = ""  # why there are none although the query has Chinese words
+
+    @property
+    def english(self) -> list[str]:
+        return list(dict.fromkeys(w for c in self.concepts for w in c.english))
+
+
+def translated(pq: ParsedQuery, mode: str) -> Translation:
+    """The query's Chinese words with their English translations, for the keyword side of
+    ``keyword`` and ``hybrid`` (``semantic`` bridges languages by meaning alone)."""
+    if mode == "semantic" or not pq.cjk:
+        return Translation()
+    try:
+        return Translation(translate(pq))
+    except TranslationUnavailable as exc:
+        return Translation(detail=str(exc))
+
+
+@dataclass
+class SemanticOutcome:
+    status: str
+    hits: list[tuple[int, str, float]] = field(default_factory=list)
+    detail: str = ""
+    baselines: dict[str, float] = field(default_factory=dict)  # see search.semantic.SemanticHits
+
+
+def semantic_side(reader: ProfileReader, text: str, scope: Scope) -> SemanticOutcome:
+    """The scope's messages nearest in meaning to ``text`` (search/semantic.py), or why there are none."""
+    if deps.missing(deps.EMBEDDING) is not None:  # a directory install into a Hermes without numpy
+        return SemanticOutcome("unavailable", detail=deps.missing(deps.SEMANTIC).message("semantic search"))
+    from .semantic import semantic_search
+
+    place = scope.place
+    projects = [place.id] if place.kind == "explicit" else [place.kind]
+    res = semantic_search(reader.home, text, scope.session_ids, top_k=RANKING.candidates,
+                          profile=reader.profile, projects=projects)
+    return SemanticOutcome(res.status, list(res.hits), res.detail, dict(res.baselines))
+
+
+def semantic_text(text: str, common_words: frozenset[str]) -> str:
+    """The query for the embedder without words common in the scope (names, the project itself):
+    measured on LoCoMo, a name in the question pulls every turn that mentions it to the top."""
+    if not common_words:
+        return text
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in common_words) + r")(?:['’]s)?\b", re.IGNORECASE)
+    stripped = " ".join(pattern.sub(" ", text).split())
+    return stripped if re.search(r"\w", stripped) else text
+
+
+@dataclass
+class Candidates:
+    """What the three lists found: keyword (``kw``), translated (``tr``), semantic (``sem``)."""
+
+    keyword: KeywordResult
+    translated: KeywordResult | None
+    kw: list[Hit]
+    tr: list[Hit]
+    sem: list[tuple[int, str]]
+    outcome: SemanticOutcome | None
+
+
+@dataclass
+class Ranking:
+    """A query's ranked hits and what was learnt on the way."""
+
+    hits: list[RankedHit]
+    outcome: SemanticOutcome | None
+    texts: dict[int, Message]  # every message read, by id
+    answers: dict[int, dict[str, Any] | None]  # each asking top hit's answer, looked up once
+    conversations: list[tuple[list[str], float]]  # lexical conversation lists and their weights
+    coverage: float | None  # the share of the question the scope holds (relevance.scope_terms)
+
+    @property
+    def status(self) -> str | None:
+        return self.outcome.status if self.outcome else None
+
+    @property
+    def baselines(self) -> dict[str, float]:
+        return self.outcome.baselines if self.outcome else {}
+
+
+def rank(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req: SearchRequest,
+         concepts: Sequence[Concept] = ()) -> Ranking:
+    """Stages 1–4 (the module's docstring); ``concepts``: the query's Chinese words with their
+    English translations, searched as a keyword list of their own (translate.py)."""
+    c = gather(reader, pq, mode, scope, req, concepts)
+    texts = reader.messages(list({h.message_id: None for h in [*c.kw, *c.tr]} | dict.fromkeys(m for m, _ in c.sem)))
+    kw, tr, sem, alias = fold(c.kw, c.tr, c.sem, texts, scope.smap.root_of)
+    kw_ids = {h.message_id for h in [*kw, *tr]}
+    sem_ids = {mid for mid, _ in sem}
+    cosine = {alias.get(mid, mid): score for mid, _, score in c.outcome.hits
+              if alias.get(mid, mid) in sem_ids} if c.outcome else {}
+    weights = list_weights(kw, tr, sem, texts, pq, concepts)
+    fused = rrf([[h.message_id for h in kw], [h.message_id for h in tr], [mid for mid, _ in sem]],
+                k=RANKING.rrf_k, weights=weights)
+    session_of = {h.message_id: h.session_id for h in [*kw, *tr]} | dict(sem)
+    hits = [RankedHit(mid, session_of[mid], _source(mid in kw_ids, mid in cosine), cosine.get(mid), score)
+            for mid, score in fused]
+    lists: list[tuple[list[str], float]] = []
+    if mode != "semantic":
+        n = scope.conversations
+        for result, weight in ((c.keyword if kw else None, weights[0] if weights else 1.0),
+                               (c.translated, weights[1] if weights else 1.0)):
+            if result is not None and result.docs and weight > 0:
+                lists.append((lexical_order(result.docs, result.terms, scope.smap.root_of, n), weight))
+    coverage = scope_coverage(reader, c.keyword, pq, tr, concepts, texts)
+    hits, answers = answered(reader, hits, texts, cosine)
+    return Ranking(hits, c.outcome, texts, answers, lists, coverage)
+
+
+def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req: SearchRequest,
+           concepts: Sequence[Concept]) -> Candidates:
+    """Stage 1: the keyword list, the translated list and the semantic list. The model and the
+    vector scan run outside the GIL, so with a translated list the semantic side runs beside it."""
+    filters = Filters(scope.session_ids, after=req.after, before=req.before)
+    keyword = _keyword(reader, pq, filters, scope)
+    kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
+    english = english_query(pq, concepts) if mode != "semantic" else None
+    outcome: SemanticOutcome | None = None
+    pending: Future[SemanticOutcome] | None = None
+    if mode in ("semantic", "hybrid"):
+        args = (reader, semantic_text(pq.text, keyword.common_words), scope)
+        if english:
+            pending = _side_pool().submit(semantic_side, *args)
+        else:
+            outcome = semantic_side(*args)
+    translated_kw = _keyword(reader, english, filters, scope) if english else None
+    tr: list[Hit] = translated_kw.hits if translated_kw else []
+    sem: list[tuple[int, str]] = []
+    if pending is not None:
+        outcome = pending.result()
+    if outcome is not None:
+        sem = [(mid, sid) for mid, sid, _ in outcome.hits]
+        if req.after is not None or req.before is not None:
+            sem = _in_time_range(reader, sem, req)
+        if not sem and mode == "semantic" and outcome.status not in ("ready", "partial", "indexing"):
+            kw = keyword.hits  # the seed's failure table: keyword results still come back
+    return Candidates(keyword, translated_kw, kw, tr, sem, outcome)
+
+
+def fold(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mapping[int, Message],
+         root_of: Mapping[str, str]) -> tuple[list[Hit], list[Hit], list[tuple[int, str]], dict[int, int]]:
+    """Stage 2: the three lists with each turn once. Hermes' in-place compaction keeps the compacted
+    turns and writes copies of the last ones as the live rows: the same words twice in one
+    conversation, which took two places in every list and pushed the next turn down (agent world of
+    bench_locomo.py). A turn is its conversation and its text; the first id ranked for it, in the
+    order keyword → translated → semantic, stands for it in every list; returned too: each id that
+    was folded into another → that id."""
+    canon: dict[tuple[str, str], int] = {}
+    alias: dict[int, int] = {}
+    session_of = dict(sem) | {h.message_id: h.session_id for h in [*tr, *kw]}
+
+    def one(ids: list[int]) -> list[int]:
+        out: dict[int, None] = {}
+        for mid in ids:
+            message = texts.get(mid)
+            if message is not None:
+                rep = canon.setdefault((root_of.get(message.session_id, message.session_id), message.text.strip()), mid)
+                if rep != mid:
+                    alias[mid] = rep
+                mid = rep
+            out.setdefault(mid)
+        return list(out)
+
+    def hits(ids: list[int], score: Mapping[int, float]) -> list[Hit]:
+        return [Hit(mid, session_of[mid], score.get(mid, 0.0)) for mid in ids]
+
+    kw_ids, tr_ids = one([h.message_id for h in kw]), one([h.message_id for h in tr])
+    sem_ids = one([mid for mid, _ in sem])
+    score = {h.message_id: h.score for h in [*tr, *kw]}
+    return hits(kw_ids, score), hits(tr_ids, score), [(mid, session_of[mid]) for mid in sem_ids], alias
+
+
+def list_weights(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mapping[int, Message],
+                 pq: ParsedQuery, concepts: Sequence[Concept]) -> list[float] | None:
+    """Stage 3's weights: each keyword list counts by the query words its hits hold. The
+    translated list counts by the English words it found (in Chinese history it holds the few
+    messages with a name or an English word, and must not count fully)."""
+    if not ((kw and sem) or tr):
+        return None
+    return [keyword_list_weight([texts[h.message_id].text for h in kw if h.message_id in texts],
+                                pq.highlight_terms()),
+            keyword_list_weight([texts[h.message_id].text for h in tr if h.message_id in texts],
+                                (), concepts=[c.english for c in concepts]),
+            1.0]
+
+
+def answered(reader: ProfileReader, hits: list[RankedHit], texts: dict[int, Message],
+             cosine: Mapping[int, float]) -> tuple[list[RankedHit], dict[int, dict[str, Any] | None]]:
+    """Stage 4: the questions among the top hits, each followed by its answer. The top hits' texts
+    are read once into ``texts``; a pulled-in reply is judged by its own meaning where it has a score."""
+    top = hits[:RANKING.expand_top]
+    texts |= reader.messages([h.message_id for h in top if h.message_id not in texts])
+    out, answers = with_replies(reader.connection(), hits, {mid: m.text for mid, m in texts.items()})
+    return [replace(h, cosine=cosine.get(h.message_id, h.cosine)) if h.reply_to is not None else h
+            for h in out], answers
+
+
+def judged(ranking: Ranking, pq: ParsedQuery, concepts: Sequence[Concept] = ()) -> list[RankedHit]:
+    """Stage 5: the hits with their relevance; hits below the floor are dropped, so a search's
+    ``limit`` is a maximum: a query with nothing related in the project gets nothing back. The
+    share of the question the scope holds at all (``ranking.coverage``) caps how related any hit can be."""
+    words = pq.highlight_terms()
+    script = script_of(pq.text)
+    forms = [c.forms for c in concepts]
+    out = []
+    for hit in ranking.hits:
+        message = ranking.texts.get(hit.message_id)
+        relevance = judge(hit.cosine, ranking.baselines, message.text, words, script,
+                          keyword_hit=hit.score_source != "semantic", concepts=forms,
+                          coverage=ranking.coverage) if message else None
+        if relevance is not None:
+            out.append(replace(hit, relevance=relevance))
+    return out
+
+
+def scope_coverage(reader: ProfileReader, keyword: KeywordResult, pq: ParsedQuery, tr: Sequence[Hit],
+                   concepts: Sequence[Concept], texts: dict[int, Message]) -> float | None:
+    """How much of the question the scope holds at all (relevance.scope_terms): its words in
+    the messages keyword search read, or for a Chinese question over English history, its
+    words' translations in the translated list's hits — times the share of the Latin-script
+    words it names (mostly names: "Gina 工作室 开业") that the scope holds. A dictionary finds
+    "studio" and "opening" in any chat about life; a name the project never mentions says
+    the question is about someone else's (LoCoMo dev, Chinese questions over English
+    history: 68 of 72 asked in the wrong project name someone it lacks, 2 of 72 in the right
+    one; benchmarks/README.md, "Relevance")."""
+    if pq.cjk and not concepts:
+        return None  # Chinese words over history that may be English: the words cannot tell
+    found = scope_terms(keyword)
+    if concepts and tr:
+        missing = [h.message_id for h in tr if h.message_id not in texts]
+        known = {**texts, **reader.messages(missing)} if missing else texts
+        joined = "\n".join(known[h.message_id].text for h in tr if h.message_id in known)
+        found = max(found, translated_coverage(joined, [c.english for c in concepts])
+                    * scope_terms(keyword, names=True))
+    return found
+
+
+def _keyword(reader: ProfileReader, pq: ParsedQuery, filters: Filters, scope: Scope) -> KeywordResult:
+    scope_ids, memo = reader.scope_rows(scope)
+    return keyword_search(reader.connection(), pq, filters, scope_ids=scope_ids, limit=RANKING.candidates,
+                          cache=memo)
+
+
+def _in_time_range(reader: ProfileReader, hits: list[tuple[int, str]], req: SearchRequest) -> list[tuple[int, str]]:
+    if not hits:
+        return hits
+    ts = reader.timestamps([mid for mid, _ in hits])
+    return [(mid, sid) for mid, sid in hits
+            if (req.after is None or ts.get(mid, 0) >= req.after)
+            and (req.before is None or ts.get(mid, 0) < req.before)]
+
+
+def _source(in_keyword: bool, in_semantic: bool) -> str:
+    return "both" if in_keyword and in_semantic else ("keyword" if in_keyword else "semantic")
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _side_pool() -> ThreadPoolExecutor:
+    """Threads for the semantic half of a search while its thread does the keyword side."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=MAX_CONCURRENT, thread_name_prefix="recall-semantic")
+        return _pool
