@@ -39,8 +39,8 @@ Either way the post-processing goes through Hermes methods: ``update_session_cwd
 ``record_gateway_session_peer``, ``rewind_to_message``, ``archive_and_compact``, ``append_message``,
 ``set_session_archived``. No SQL is written to state.db by this script.
 
-The only thing patched is ``projects_db._new_project_id`` (normally ``secrets.token_hex``) so that
-project ids are reproducible from the seed; the row is still written by ``create_project``.
+Nothing in Hermes is patched: project ids are the ones ``create_project`` draws (random on every
+Hermes line — 0.19's private ``_new_project_id`` is gone in 0.22), and the manifest records them.
 """
 
 from __future__ import annotations
@@ -1277,21 +1277,15 @@ def run(args) -> dict[str, Any]:
                 Path(f, sub).mkdir(parents=True, exist_ok=True)
         for g in pr.git_folders:
             _git_init(g)
-    id_rng = random.Random(f"pid:{args.seed}")
-    orig_new_id = projects_db._new_project_id
-    projects_db._new_project_id = lambda: f"p_{id_rng.getrandbits(32):08x}"
-    try:
-        with projects_db.connect_closing(home / "projects.db") as pconn:
-            for pr in projects:
-                if pr.kind == "explicit":
-                    pr.pid = projects_db.create_project(pconn, name=pr.name, slug=pr.slug, folders=pr.folders,
-                                                        description=f"{' / '.join(pr.topics)} work")
-                elif pr.kind == "auto":
-                    pr.pid = f"auto:{pr.slug}"
-                else:
-                    pr.pid = "home"
-    finally:
-        projects_db._new_project_id = orig_new_id
+    with projects_db.connect_closing(home / "projects.db") as pconn:
+        for pr in projects:
+            if pr.kind == "explicit":
+                pr.pid = projects_db.create_project(pconn, name=pr.name, slug=pr.slug, folders=pr.folders,
+                                                    description=f"{' / '.join(pr.topics)} work")
+            elif pr.kind == "auto":
+                pr.pid = f"auto:{pr.slug}"
+            else:
+                pr.pid = "home"
     for pr in projects:
         pr.stats = {"messages": 0, "active": 0, "compacted": 0, "rewound": 0, "summary_rows": 0,
                     "tool_rows": 0, "sessions": 0, "session_ids": [], "conversations": len(pr.convs),

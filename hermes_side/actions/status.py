@@ -141,7 +141,7 @@ NO_HISTORY_YET = "no conversations yet: Hermes creates its session database with
 
 def _history(home: Path) -> dict[str, Any]:
     """Whether the session history can be read: ``ready``, ``no_db`` (a new profile) or
-    ``backend_unsupported`` (newer Hermes' PostgreSQL sessions)."""
+    ``backend_unsupported`` (Hermes really keeps them in PostgreSQL: upstream 0.23.3+)."""
     if problem := features.backend_problem(home):
         return {"state": "backend_unsupported", "detail": problem}
     if not hermes_db.state_db_path(home).exists():
@@ -253,6 +253,8 @@ def render_features(report: dict[str, Any] | None) -> list[str]:
     backend = report.get("backend") or {}
     if not backend.get("supported", True):
         lines.append(f"  {backend.get('detail')}")
+    if backend.get("ignored"):
+        lines.append(f"  {backend['ignored']}")
     if report.get("seal_gaps"):  # what this means for the seal: the Seal line (scope/seal.py)
         lines.append("  the seal depends on: " + "; ".join(report["seal_gaps"]))
     return lines

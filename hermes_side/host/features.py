@@ -10,7 +10,9 @@ each piece by name, at load (``register``) and in ``hermes recall status``:
   ``git_probe``, the session context, the home override, the config reader;
 * hooks: ``pre_llm_call`` and ``pre_tool_call`` are hooks this Hermes knows, and its
   ``pre_tool_call`` honours a ``{"action": "block"}`` directive;
-* the session backend (``database.backend``): only SQLite ``state.db`` is read;
+* the session backend Hermes really opens (its own resolver where it has one; a
+  ``database.backend`` key it does not implement is reported as ignored): only SQLite
+  ``state.db`` is read;
 * state.db: the tables, columns and FTS tables the searches read (:func:`schema_gaps`, given a
   connection, since opening one is the stores' job).
 
@@ -25,6 +27,7 @@ made, ``inspect.signature``, ``PRAGMA table_info``).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import sqlite3
@@ -131,22 +134,94 @@ def hook_gaps() -> list[Gap]:
     return gaps
 
 
+# Upstream 0.23.3+ resolves a profile's session store here (``DatabaseSettings.backend``: sqlite
+# or postgres); 0.19 and 0.22 have no such module and open ``state.db`` whatever config.yaml says.
+BACKEND_MODULE = "hermes_state_backend"
+BACKEND_RESOLVERS = ("resolve_database_settings", "load_database_settings")
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Backend:
+    """The session store Hermes opens for a profile, and what config.yaml's key asks for."""
+
+    name: str  # what Hermes opens: "sqlite", "postgres" …, or "unknown" (Hermes cannot resolve it)
+    configured: str  # ``database.backend`` in config.yaml ("sqlite" when absent or unreadable)
+
+    @property
+    def ignored(self) -> str | None:
+        """One sentence when config.yaml names a backend this Hermes does not implement."""
+        if self.configured == self.name or self.name != config.SQLITE:
+            return None
+        return (f"database.backend '{self.configured}' in config.yaml is ignored: this Hermes has no such "
+                "backend and keeps its sessions in state.db, which recall reads")
+
+
+@functools.cache
+def _backend_module() -> Any:
+    """Hermes' backend resolver module, or ``None`` (looked up once: the guard asks on every tool call)."""
+    try:
+        return importlib.import_module(BACKEND_MODULE)
+    except ImportError:
+        return None
+
+
+def _resolved_backend(home: Path) -> str | None:
+    """What this Hermes' own resolver says it opens for ``home`` (``None``: this Hermes has no
+    resolver, so it opens SQLite ``state.db``); ``UNKNOWN`` when the resolver refuses the profile's
+    settings (then Hermes itself opens no sessions from them)."""
+    module = _backend_module()
+    if module is None:
+        return None
+    for name in BACKEND_RESOLVERS:
+        resolver = getattr(module, name, None)
+        if resolver is None:
+            continue
+        try:  # only the backend's name is read: the settings also carry the database URL
+            settings = resolver(home / "state.db") if name == "resolve_database_settings" else resolver(home)
+        except Exception:
+            return UNKNOWN
+        return str(getattr(settings, "backend", "") or config.SQLITE).strip().lower()
+    return None
+
+
+def session_backend(home: Path | str) -> Backend:
+    """The backend Hermes really opens for the profile at ``home`` — asked of Hermes, not read from
+    the key: a ``database.backend`` this Hermes does not implement changes nothing (it is reported
+    as ignored)."""
+    home = Path(home)
+    try:
+        configured = config.session_backend(config.read_config(home))
+    except config.ConfigError:  # Hermes reads a broken config.yaml as {}: its default, SQLite
+        configured = config.SQLITE
+    return Backend(_resolved_backend(home) or config.SQLITE, configured)
+
+
 def backend(home: Path | str) -> str:
-    """Hermes' session backend in this profile (``sqlite`` unless config.yaml says otherwise)."""
-    return config.session_backend(config.read_config(home))
+    """The name of the session backend Hermes opens in this profile."""
+    return session_backend(home).name
 
 
 def backend_problem(home: Path | str) -> str | None:
-    """A sentence when the sessions are not in SQLite ``state.db`` (e.g. ``database.backend:
-    postgres``): this plugin reads ``state.db`` only, so it would otherwise find nothing."""
-    try:
-        name = backend(home)
-    except config.ConfigError:  # Hermes reads a broken config.yaml as {}: its default, SQLite
-        return None
+    """A sentence when Hermes keeps the sessions somewhere other than SQLite ``state.db`` (upstream
+    0.23.3+'s PostgreSQL): this plugin reads ``state.db`` only, so it would otherwise find nothing."""
+    name = backend(home)
     if name == config.SQLITE:
         return None
-    return (f"Hermes' session backend '{name}' (database.backend) is not supported yet: project history "
-            "recall reads the SQLite state.db only")
+    if name == UNKNOWN:
+        return ("Hermes cannot resolve this profile's session backend from its database settings, so "
+                "recall has no sessions to read")
+    return f"Hermes keeps this profile's sessions in {name}, which recall cannot read yet (it reads state.db)"
+
+
+def guard_blind(home: Path | str) -> str | None:
+    """One sentence when the guard cannot tell the operator's CLI from a chat: the session rows
+    are in a backend recall cannot read, and the classic CLI sets no session hints (platform,
+    session key), so a CLI session looks like an unidentified chat and is treated as one."""
+    if backend_problem(home) is None:
+        return None
+    return ("the session rows are in a backend recall cannot read, so the guard cannot tell your CLI "
+            "session from a chat: tools closed in chats are closed in CLI sessions too")
 
 
 def columns(conn: sqlite3.Connection, table: str) -> frozenset[str]:
@@ -177,8 +252,8 @@ def seal_gaps(home: Path | str | None = None, conn: sqlite3.Connection | None = 
     """
     gaps = [g for g in python_gaps() + hook_gaps() if g.seal]
     out = [g.sentence() for g in gaps]
-    if home is not None and (problem := backend_problem(home)):
-        out.append(problem)
+    # ``home`` is kept for callers; the session backend is not a seal gap: where its rows cannot be
+    # read the guard still tells sessions apart by their hints and fails closed without (guard_blind).
     if conn is not None:
         out += [g.sentence() for g in schema_gaps(conn) if g.seal]
     return out
@@ -213,13 +288,17 @@ def report(home: Path | str, conn: sqlite3.Connection | None = None) -> dict[str
     """For ``hermes recall status`` / ``GET /status``: each missing piece by name, what the seal
     lacks, the session backend, and which newer features are in use. No paths."""
     gaps = python_gaps() + hook_gaps() + (schema_gaps(conn) if conn is not None else [])
+    used = session_backend(home)
     problem = backend_problem(home)
-    try:
-        name = backend(home)
-    except config.ConfigError:
-        name = "unknown"
+    described = {"name": used.name, "supported": problem is None}
+    if used.configured != used.name:
+        described["configured"] = used.configured
+    if used.ignored:
+        described["ignored"] = used.ignored
+    if problem:
+        described["detail"] = problem
     return {"ok": not gaps and problem is None,
-            "backend": {"name": name, "supported": problem is None, **({"detail": problem} if problem else {})},
+            "backend": described,
             "missing": [g.sentence() for g in gaps],
             "seal_gaps": seal_gaps(home, conn),
             "optional": optional_features(conn)}

@@ -56,7 +56,9 @@ def is_chat_session(home: Path, session_id: str, session_key: str | None, platfo
     gateway turn racing its own row, a row Hermes failed to write, or a caller naming no session.
     """
     rows: dict[str, dict[str, Any]] = {}
-    if session_id:
+    # Where Hermes keeps the sessions elsewhere (features.backend_problem), state.db is not where
+    # this session's row is: only the hints count.
+    if session_id and features.backend_problem(home) is None:
         try:
             conn = hermes_db.connect_state(home)
         except hermes_db.NoDatabase:
@@ -88,7 +90,9 @@ def on_pre_tool_call(tool_name: str = "", args: Any = None, session_id: str = ""
         if message is None:
             return None
         # A Hermes lacking what telling chats apart needs (host/features.py: the block directive,
-        # the session rows, a SQLite backend …): the restricted tool is blocked in every session.
+        # the session rows …): the restricted tool is blocked in every session. Session rows in a
+        # backend recall cannot read are not such a gap: the turn's hints still tell sessions apart,
+        # and a session without row or hint is a chat (status says so: features.guard_blind).
         if gaps := features.seal_gaps(home):
             return {"action": "block", "message": f"{message} (this Hermes lacks: {'; '.join(gaps)})"}
         chat = is_chat_session(home, str(session_id or get_session_env("HERMES_SESSION_ID") or ""),

@@ -144,14 +144,18 @@ def _routed_profiles(config: Mapping[str, Any]) -> list[str]:
 def _hermes_doors(home: Path) -> tuple[list[dict[str, str]], list[str]]:
     """What the running Hermes lacks of the seal's pieces (host/features.py). Without the
     ``pre_tool_call`` hook or its block directive the guard's verdict stops nothing: an open door.
-    Any other gap (a SessionDB call, a state.db column, a non-SQLite backend) makes the guard block
-    the restricted tools in every session: still closed, and the report says why tools are gone."""
+    Any other gap (a SessionDB call, a state.db column) makes the guard block
+    the restricted tools in every session: still closed, and the report says why tools are gone.
+    Session rows in a backend recall cannot read leave the guard with the turn's hints only: a
+    note says the CLI is treated as a chat then."""
     hooks = [g.sentence() for g in features.hook_gaps() if g.seal]
     doors = [{"door": "hermes", "why": f"this Hermes lacks {'; '.join(hooks)}: the guard cannot stop a tool, "
                                        "so chats get every tool"}] if hooks else []
     rest = [g for g in features.seal_gaps(home) if g not in hooks]
     notes = [f"this Hermes lacks {'; '.join(rest)}: tools closed in chats are closed in every session, "
              "the operator's included"] if rest else []
+    if blind := features.guard_blind(home):
+        notes.append(blind)
     return doors, notes
 
 

@@ -2,7 +2,7 @@
 
 Runs against the real hermes-agent 0.19.0. Newer Hermes' shapes are simulated where 0.19 cannot
 produce them: state.db columns added with ALTER TABLE in the fixture (only the fixture writes
-them — the plugin never writes state.db), ``database.backend: postgres`` and settings under
+them — the plugin never writes state.db), a session backend recall cannot read, settings under
 ``plugins.entries`` in config.yaml, and newer Hermes' ``requires_hermes`` gate in front of 0.19's
 own loader.
 """
@@ -306,38 +306,89 @@ class TestConfig:
         assert load_settings(world.home).latent_terms is False
         assert [d["door"] for d in seal_report(world.home)["open_doors"]] == ["session_search"]
 
-    def test_postgres_backend_is_reported_never_silent_emptiness(self, world, capsys):
+    def test_a_backend_key_this_hermes_does_not_implement_changes_nothing(self, world, capsys):
+        """``database: {backend: postgres}`` on a Hermes without that backend (0.19, 0.22): Hermes
+        keeps state.db, so recall still reads it, the operator's CLI keeps terminal, a chat does
+        not, and status says the key is ignored."""
+        import importlib.util
+
         from hermes_side.actions.status import profile_status
         from hermes_side.cli import main
+        from hermes_side.scope.guard import on_pre_tool_call
+
+        if importlib.util.find_spec("hermes_state_backend") is not None:
+            pytest.skip("this Hermes implements database.backend (0.23.3+): the key is not stray here")
+        a = world.folder("a")
+        world.project("A", a)
+        world.session("kestrel decision", cwd=a)
+        cli = world.session("hello", cwd=a)
+        chat = world.session("hi", source="api_server")
+        try:
+            load_plugin(world.home)  # writes config.yaml: the key goes in after
+            write_config(world.home, {"database": {"backend": "postgres"}})
+            found = call_tool("project_history_search", {"query": "kestrel"}, cli)
+            assert found["success"] is True and found["results"], found
+            assert on_pre_tool_call(tool_name="terminal", session_id=cli) is None
+            assert on_pre_tool_call(tool_name="terminal", session_id=chat)["action"] == "block"
+            status = profile_status(world.home)
+            assert status["history"]["state"] == "ready"
+            backend = status["hermes"]["backend"]
+            assert backend["name"] == "sqlite" and backend["supported"] is True
+            assert backend["configured"] == "postgres" and "ignored" in backend["ignored"]
+            assert status["hermes"]["seal_gaps"] == [] and status["seal"]["closed"] is True
+            assert not any("CLI" in note for note in status["seal"]["unverified"])
+            main(["status"])
+            out = capsys.readouterr().out
+            assert ("database.backend 'postgres' in config.yaml is ignored: this Hermes has no such backend "
+                    "and keeps its sessions in state.db, which recall reads") in out
+            assert "not supported" not in out and "lacks" not in out
+        finally:
+            unload_plugin()
+
+    def test_a_backend_hermes_really_opens_elsewhere_is_reported_never_silent_emptiness(
+            self, world, monkeypatch, capsys):
+        """Upstream 0.23.3+ with PostgreSQL sessions (simulated: its resolver is not installable
+        here): searches say why they find nothing; the guard, with no readable row, treats a
+        session without hints as a chat — the CLI included — and status says so in one sentence."""
+        from hermes_side.actions.status import profile_status
+        from hermes_side.cli import main
+        from hermes_side.host import features
+        from hermes_side.scope.guard import on_pre_tool_call
 
         a = world.folder("a")
         world.project("A", a)
         world.session("kestrel decision", cwd=a)
         cur = world.session("hello", cwd=a)
         try:
-            load_plugin(world.home)  # writes config.yaml: the backend goes in after
+            load_plugin(world.home)
             write_config(world.home, {"database": {"backend": "postgres"}})
+            monkeypatch.setattr(features, "_resolved_backend", lambda home: "postgres")
             found = call_tool("project_history_search", {"query": "kestrel"}, cur)
             assert found["success"] is False and found["code"] == "backend_unsupported"
-            assert "'postgres'" in found["error"] and "not supported yet" in found["error"]
+            assert "in postgres, which recall cannot read yet" in found["error"]
+            assert on_pre_tool_call(tool_name="terminal", session_id=cur)["action"] == "block"
             status = profile_status(world.home)
             assert status["history"]["state"] == "backend_unsupported"
-            assert status["hermes"]["backend"]["supported"] is False
-            assert any("not supported yet" in gap for gap in status["hermes"]["seal_gaps"])
+            assert status["hermes"]["backend"] == {"name": "postgres", "supported": False,
+                                                   "detail": features.backend_problem(world.home)}
+            assert status["hermes"]["seal_gaps"] == []  # not a missing piece: the guard still decides
+            assert features.guard_blind(world.home) in status["seal"]["unverified"]
             main(["status"])
             out = capsys.readouterr().out
-            assert "History: Hermes' session backend 'postgres' (database.backend) is not supported yet" in out
+            assert "History: Hermes keeps this profile's sessions in postgres, which recall cannot read yet" in out
+            assert "the guard cannot tell your CLI session from a chat" in out
         finally:
             unload_plugin()
 
-    def test_postgres_backend_over_the_api_is_a_clear_503(self, world):
+    def test_a_backend_recall_cannot_read_over_the_api_is_a_clear_503(self, world, monkeypatch):
         from fastapi.testclient import TestClient
 
         from hermes_side.api.app import create_app
+        from hermes_side.host import features
         from hermes_side.stores import bindings
 
         bindings.set_binding(world.home, "onebotv11:1", world.project("A", world.folder("a")))
-        write_config(world.home, {"database": {"backend": "postgres"}})
+        monkeypatch.setattr(features, "_resolved_backend", lambda home: "postgres")
         key = "k" * 24
         client = TestClient(create_app(world.home, key))
         answer = client.post("/search", json={"query": "kestrel", "chat": "onebotv11:1"},
