@@ -20,6 +20,7 @@ import pytest
 
 import hermes_side
 from tests import yamlio as yaml
+from tests.hermes import hermes_line
 from tests.hermes.world import PLUGIN, TOOL_NAMES, call_tool, load_plugin, unload_plugin
 
 PACKAGE_DIR = Path(hermes_side.__file__).parent
@@ -118,15 +119,26 @@ class TestRequiresHermesGate:
 # -- what the running Hermes offers ----------------------------------------------------------------
 
 class TestDetection:
-    def test_hermes_019_has_every_piece_and_none_of_the_newer_ones(self, world):
+    def test_this_hermes_has_every_piece_and_its_newer_ones_are_detected(self, world):
+        """Detects, per line: 0.19 offers none of the newer facts, 0.22 all of them — the report
+        names exactly what this Hermes has (probed here through its own code and schema)."""
+        import inspect
+
+        import gateway.session_context as sc
+        import hermes_state
+
         from hermes_side.actions.status import hermes_features
 
         report = hermes_features(world.home)
         assert report["ok"] is True and report["missing"] == [] and report["seal_gaps"] == []
         assert report["backend"] == {"name": "sqlite", "supported": True}
-        assert report["optional"] == {"replace_git_meta": False, "official_non_messaging_sources": False,
-                                      "sessions.hidden": False, "sessions.created_source": False,
-                                      "messages.display_kind": False, "messages._compressed_summary": False}
+        params = inspect.signature(hermes_state.SessionDB.update_session_cwd).parameters
+        expected = {"replace_git_meta": "replace_git_meta" in params,
+                    "official_non_messaging_sources": hasattr(sc, "NON_MESSAGING_SESSION_SURFACES")}
+        for table, names in (("sessions", ("hidden", "created_source")),
+                             ("messages", ("display_kind", "_compressed_summary"))):
+            expected.update({f"{table}.{c}": c in hermes_line.state_columns(table) for c in names})
+        assert report["optional"] == expected
 
     def test_a_missing_sessiondb_parameter_is_named(self, monkeypatch):
         import hermes_state
@@ -205,15 +217,24 @@ class TestDetection:
 
 # -- newer state.db shapes ----------------------------------------------------------------------
 
-NEWER_COLUMNS = ("ALTER TABLE sessions ADD COLUMN hidden INTEGER DEFAULT 0",
-                 "ALTER TABLE sessions ADD COLUMN created_source TEXT",
-                 "ALTER TABLE messages ADD COLUMN display_kind TEXT",
-                 "ALTER TABLE messages ADD COLUMN _compressed_summary INTEGER DEFAULT 0")
+NEWER_COLUMNS = (("sessions", "hidden", "INTEGER DEFAULT 0"), ("sessions", "created_source", "TEXT"),
+                 ("messages", "display_kind", "TEXT"), ("messages", "_compressed_summary", "INTEGER DEFAULT 0"))
+
+
+def add_newer_columns(conn: sqlite3.Connection, *wanted: str) -> None:
+    """Give a state.db newer Hermes' columns where this Hermes' schema lacks them (0.19); a
+    Hermes that has them (0.22) already made them. ``wanted``: column names (default all)."""
+    for table, column, decl in NEWER_COLUMNS:
+        if wanted and column not in wanted:
+            continue
+        if column not in {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
 
 
 @pytest.fixture
 def newer_db(world):
-    """A 0.19 state.db with newer Hermes' columns (the fixture writes them; the plugin never does)."""
+    """A state.db with newer Hermes' columns (0.22 has them; on 0.19 the fixture adds them) and
+    rows that use them (the fixture writes them; the plugin never does)."""
     a = world.folder("a")
     world.project("A", a)
     seen = world.session("the walrus migration plan is approved", cwd=a)
@@ -224,8 +245,7 @@ def newer_db(world):
     cur = world.session("hello", cwd=a)
     conn = sqlite3.connect(world.home / "state.db")
     try:
-        for stmt in NEWER_COLUMNS:
-            conn.execute(stmt)
+        add_newer_columns(conn)
         conn.execute("UPDATE sessions SET hidden = 1 WHERE id = ?", (hidden_session,))
         conn.execute("UPDATE messages SET display_kind = 'hidden' WHERE content LIKE 'walrus scaffolding%'")
         conn.execute("UPDATE messages SET _compressed_summary = 1 WHERE content LIKE 'walrus summary%'")
@@ -253,7 +273,7 @@ class TestNewerRows:
         cur = world.session("hello", cwd=a)
         conn = sqlite3.connect(world.home / "state.db")
         try:
-            conn.execute("ALTER TABLE messages ADD COLUMN display_kind TEXT")
+            add_newer_columns(conn, "display_kind")
             conn.execute("UPDATE messages SET display_kind = 'hidden' WHERE content LIKE '%routing note%'")
             conn.commit()
         finally:
@@ -272,14 +292,21 @@ class TestNewerRows:
         optional = status["hermes"]["optional"]
         assert all(optional[k] for k in ("sessions.hidden", "messages.display_kind", "messages._compressed_summary"))
 
-    def test_the_same_predicate_reads_an_019_state_db(self, world):
+    def test_the_predicate_filters_by_exactly_the_columns_this_state_db_has(self, world):
+        """Detects: Hermes' own new state.db (0.19: none of the newer columns, the 0.19 predicate;
+        0.22: all of them, each filtered)."""
         from hermes_side.stores.messages import ELIGIBLE_MESSAGE_SQL, eligible_sql
 
         conn = sqlite3.connect(world.home / "state.db")
         try:
-            assert eligible_sql(conn) == ELIGIBLE_MESSAGE_SQL
+            sql = eligible_sql(conn)
         finally:
             conn.close()
+        assert sql.startswith(ELIGIBLE_MESSAGE_SQL)
+        for table, column, _decl in NEWER_COLUMNS:
+            if column == "created_source":
+                continue  # the chat rule's column, not a message filter
+            assert (f".{column}" in sql) == (column in hermes_line.state_columns(table)), column
 
 
 # -- config: settings under plugins.entries, a postgres backend ------------------------------------
@@ -428,8 +455,11 @@ class TestNewerFacts:
 
         from hermes_side.scope import chat_rule
 
-        assert not hasattr(sc, "NON_MESSAGING_SESSION_SURFACES")  # 0.19: the copied list is used
-        assert chat_rule._non_messaging() == chat_rule.UPSTREAM_NON_MESSAGING
+        official = getattr(sc, "NON_MESSAGING_SESSION_SURFACES", None)  # 0.22 has it; 0.19 not
+        if official is None:  # the copied list is used
+            assert chat_rule._non_messaging() == chat_rule.UPSTREAM_NON_MESSAGING
+        else:  # Hermes' own list is used
+            assert chat_rule._non_messaging() == {str(x).strip().lower() for x in official}
         monkeypatch.setattr(sc, "NON_MESSAGING_SESSION_SURFACES", frozenset({"cli", "Robot"}), raising=False)
         assert chat_rule._non_messaging() == {"cli", "robot"}
 
@@ -440,7 +470,7 @@ class TestNewerFacts:
 
         sid = world.session("hi", source="gateway")
         conn = sqlite3.connect(world.home / "state.db")
-        conn.execute("ALTER TABLE sessions ADD COLUMN created_source TEXT")
+        add_newer_columns(conn, "created_source")
         conn.execute("UPDATE sessions SET created_source = 'telegram', chat_id = '-100', chat_type = 'group'"
                      " WHERE id = ?", (sid,))
         conn.commit()
