@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.hermes import hermes_line
 from tests.hermes.world import call_tool, git
 
 
@@ -153,8 +154,12 @@ class TestNextSearchUsesTheNewPlace:
         out = move(cur, w.pid_b)
 
         assert out["success"] is True
-        # Hermes 0.19.0 cannot clear the old root; the plugin must ignore it.
-        assert w.db.get_session(cur)["git_repo_root"] == str(w.repo_a)
+        # Hermes 0.19.0 cannot clear the old root and the plugin must ignore it; a Hermes whose
+        # update_session_cwd clears or replaces git metadata (0.22) leaves none — detected.
+        from hermes_side.host import features
+
+        clears = hermes_line.update_cwd_clears_git_root() or features.optional_features()["replace_git_meta"]
+        assert w.db.get_session(cur)["git_repo_root"] == (None if clears else str(w.repo_a))
         after = search(cur, "kestrel")
         assert after["project"]["id"] == w.pid_b
         assert hit_ids(after) == [w.in_b]

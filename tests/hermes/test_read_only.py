@@ -15,9 +15,14 @@ from pathlib import Path
 import pytest
 
 from hermes_side.stores.hermes_db import ro_uri
+from tests.hermes import hermes_line
 from tests.hermes.world import call_tool
 
 DB_FILES = ("state.db", "projects.db")
+MOVE_COLUMNS = frozenset({"cwd", "git_branch", "git_repo_root"})
+# What Hermes' own update_session_cwd changes besides (0.22 bumps git_metadata_generation; 0.19
+# nothing) — probed, since the plugin writes only through that call.
+HERMES_MOVE_COLUMNS = hermes_line.update_cwd_writes() - MOVE_COLUMNS
 
 
 def file_hashes(home: Path) -> dict[str, str | None]:
@@ -127,7 +132,10 @@ class TestSearchNeverWrites:
         w.db.append_message(w.cur, "user", "a new message")
 
         assert w.observers.data_version()["state.db"] != versions["state.db"]
-        assert file_hashes(w.home)["state.db-wal"] != hashes["state.db-wal"]
+        # Where the commit lands depends on the journal Hermes chose: the -wal file in WAL mode
+        # (0.19), the database file itself where Hermes keeps WAL off (0.22 on an older SQLite).
+        changed = "state.db-wal" if hermes_line.journal_mode(w.home / "state.db") == "wal" else "state.db"
+        assert file_hashes(w.home)[changed] != hashes[changed]
 
     def test_search_connection_cannot_write(self, corpus):
         from hermes_side.stores import hermes_db
@@ -169,7 +177,7 @@ class TestMoveWritesOnlyWhereItMust:
         sessions2, messages2, projects2 = self.snapshot(w.home)
         changed = self.diff(sessions, sessions2)
         assert set(changed) == {w.root, w.tip}
-        assert all(cols <= {"cwd", "git_branch", "git_repo_root"} for cols in changed.values()), changed
+        assert all(cols <= MOVE_COLUMNS | HERMES_MOVE_COLUMNS for cols in changed.values()), changed
         assert all("cwd" in cols for cols in changed.values())
         assert self.diff(messages, messages2) == {}
         assert projects == projects2 and file_hashes(w.home)["projects.db"] == projects_hash
@@ -181,7 +189,7 @@ class TestMoveWritesOnlyWhereItMust:
         call_tool("project_session_move", {"project_id": w.pid_a}, w.in_b)
 
         sessions2, messages2, _ = self.snapshot(w.home)
-        assert self.diff(sessions, sessions2) == {w.in_b: {"cwd", "git_branch", "git_repo_root"}}
+        assert self.diff(sessions, sessions2) == {w.in_b: MOVE_COLUMNS | HERMES_MOVE_COLUMNS}
         assert sessions2[w.in_b]["git_repo_root"] == str(w.repo_a)
         assert self.diff(messages, messages2) == {}
 
