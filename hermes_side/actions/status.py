@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RecallError
-from ..host import deps, features
+from ..host import deps, features, install
 from ..host.profile import current_profile, profile_at
 from ..scope.seal import render_seal, seal_report
 from ..search.reader import reader_for
@@ -189,6 +189,9 @@ def run_status(args: argparse.Namespace) -> None:
     except Exception as exc:  # e.g. an unreadable projects.db: say so, exit non-zero
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(1)
+    # The operator's terminal only (not GET /status): which installed copy Hermes loads, and how
+    # to reach these commands where Hermes skips `hermes recall` (host/install.py).
+    status["install"] = install.report(profile.home, discover=True)
     if getattr(args, "json", False):
         print(json.dumps(status, indent=2, ensure_ascii=False))
     else:
@@ -214,6 +217,7 @@ def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
     where = f" at {endpoint}" if endpoint else (" (local, nothing leaves this machine)"
                                                if sem.get("provider") == "local" else "")
     lines = [f"Profile: {status['profile']}"]
+    lines += [f"Install: {warning}" for warning in (status.get("install") or {}).get("warnings") or []]
     history = status.get("history") or {}
     if history.get("state") not in (None, "ready"):
         lines.append(f"History: {history.get('detail') or history['state']}")

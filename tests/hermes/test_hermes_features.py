@@ -423,6 +423,30 @@ class TestConfig:
         assert answer.status_code == 503 and answer.json()["code"] == "backend_unsupported"
 
 
+def test_under_plugin_isolation_status_says_how_to_run_the_operator_commands(world, capsys):
+    """``plugins.isolation: host`` (newer Hermes: the plugin runs in a plugin host, which skips
+    ``ctx.register_cli_command`` — no ``hermes recall``): ``python -m hermes_side status`` says
+    how to run the commands. A Hermes without plugin isolation (0.19) ignores the key: no note."""
+    import importlib.util
+
+    from hermes_side.cli import main
+
+    write_config(world.home, {"plugins": {"isolation": "host"}})
+    main(["status"])
+    out = capsys.readouterr().out
+    note = "run the operator commands as `python -m hermes_side <command>`"
+    if importlib.util.find_spec("hermes_cli.plugin_isolation") is None:
+        assert "plugins.isolation" not in out
+    else:
+        from hermes_cli.plugin_isolation import HOST_SKIPPED_CTX_METHODS
+
+        assert "register_cli_command" in HOST_SKIPPED_CTX_METHODS  # what makes `hermes recall` vanish
+        assert "Install: plugins.isolation is 'host'" in out and note in out
+    write_config(world.home, {})
+    main(["status"])
+    assert "plugins.isolation" not in capsys.readouterr().out
+
+
 def test_status_on_a_brand_new_profile_is_friendly(tmp_path, monkeypatch, capsys):
     from hermes_side.cli import main
 

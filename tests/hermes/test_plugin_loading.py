@@ -133,11 +133,40 @@ class TestUserPluginDirectory:
     def test_both_tools_dispatch(self, user_dir_plugin, world):
         exercise_both_tools(world)
 
-    def test_with_both_sources_the_entry_point_wins(self, world):
-        """Why the fixture above hides the entry point: the collision rule, observed."""
+    def test_with_both_sources_status_names_both_versions_and_the_copy_hermes_loads(self, world, capsys):
+        """Why the fixture above hides the entry point: with both copies Hermes loads one, and
+        which one changed (0.19: the entry point, scanned last, wins; 0.22: the directory copy is
+        kept). Detected from what Hermes really loaded; status must say the same and warn."""
+        from tools.registry import registry
+
+        from hermes_side.cli import main
+
         shutil.copytree(PACKAGE_DIR, world.home / "plugins" / PLUGIN, ignore=shutil.ignore_patterns("__pycache__"))
         try:
-            assert our_entry(load_plugin(world.home))["source"] == "entrypoint"
+            entry = our_entry(load_plugin(world.home))
+            assert entry["enabled"] is True and entry["source"] in ("entrypoint", "user")
+            from_directory = entry["source"] == "user"
+            handler = registry.get_entry("project_history_search").handler
+            assert handler.__module__.startswith("hermes_plugins.project_history_recall") is from_directory
+            main(["status"])
+            out = capsys.readouterr().out
+            version = hermes_side.__version__
+            assert (f"Install: two copies of {PLUGIN} are installed: a directory copy (version {version}) in "
+                    f"$HERMES_HOME/plugins/{PLUGIN} and a pip install (version ") in out
+            loaded = "the directory copy, so the pip install" if from_directory else "the pip install, so the directory"
+            assert f"Hermes loads {loaded}" in out
+        finally:
+            unload_plugin()
+            for name in [m for m in sys.modules if m.startswith("hermes_plugins.project_history_recall")]:
+                del sys.modules[name]
+
+    def test_one_copy_gives_no_install_warning(self, world, capsys):
+        from hermes_side.cli import main
+
+        try:
+            load_plugin(world.home)
+            main(["status"])
+            assert "Install:" not in capsys.readouterr().out
         finally:
             unload_plugin()
 
