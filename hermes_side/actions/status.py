@@ -189,9 +189,11 @@ def run_status(args: argparse.Namespace) -> None:
     except Exception as exc:  # e.g. an unreadable projects.db: say so, exit non-zero
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(1)
-    # The operator's terminal only (not GET /status): which installed copy Hermes loads, and how
-    # to reach these commands where Hermes skips `hermes recall` (host/install.py).
-    status["install"] = install.report(profile.home, discover=True)
+    # The operator's terminal only, on stderr like the other notes (the --json output stays what
+    # GET /status returns): which installed copy Hermes loads, and how to reach these commands
+    # where Hermes skips `hermes recall` (host/install.py).
+    for warning in install.report(profile.home, discover=True)["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
     if getattr(args, "json", False):
         print(json.dumps(status, indent=2, ensure_ascii=False))
     else:
@@ -217,7 +219,6 @@ def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
     where = f" at {endpoint}" if endpoint else (" (local, nothing leaves this machine)"
                                                if sem.get("provider") == "local" else "")
     lines = [f"Profile: {status['profile']}"]
-    lines += [f"Install: {warning}" for warning in (status.get("install") or {}).get("warnings") or []]
     history = status.get("history") or {}
     if history.get("state") not in (None, "ready"):
         lines.append(f"History: {history.get('detail') or history['state']}")

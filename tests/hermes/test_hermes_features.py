@@ -433,7 +433,7 @@ def test_under_plugin_isolation_status_says_how_to_run_the_operator_commands(wor
 
     write_config(world.home, {"plugins": {"isolation": "host"}})
     main(["status"])
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     note = "run the operator commands as `python -m hermes_side <command>`"
     if importlib.util.find_spec("hermes_cli.plugin_isolation") is None:
         assert "plugins.isolation" not in out
@@ -441,10 +441,10 @@ def test_under_plugin_isolation_status_says_how_to_run_the_operator_commands(wor
         from hermes_cli.plugin_isolation import HOST_SKIPPED_CTX_METHODS
 
         assert "register_cli_command" in HOST_SKIPPED_CTX_METHODS  # what makes `hermes recall` vanish
-        assert "Install: plugins.isolation is 'host'" in out and note in out
+        assert "warning: plugins.isolation is 'host'" in out and note in out
     write_config(world.home, {})
     main(["status"])
-    assert "plugins.isolation" not in capsys.readouterr().out
+    assert "plugins.isolation" not in capsys.readouterr().err
 
 
 def test_status_on_a_brand_new_profile_is_friendly(tmp_path, monkeypatch, capsys):

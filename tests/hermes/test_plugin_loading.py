@@ -149,9 +149,9 @@ class TestUserPluginDirectory:
             handler = registry.get_entry("project_history_search").handler
             assert handler.__module__.startswith("hermes_plugins.project_history_recall") is from_directory
             main(["status"])
-            out = capsys.readouterr().out
+            out = capsys.readouterr().err
             version = hermes_side.__version__
-            assert (f"Install: two copies of {PLUGIN} are installed: a directory copy (version {version}) in "
+            assert (f"warning: two copies of {PLUGIN} are installed: a directory copy (version {version}) in "
                     f"$HERMES_HOME/plugins/{PLUGIN} and a pip install (version ") in out
             loaded = "the directory copy, so the pip install" if from_directory else "the pip install, so the directory"
             assert f"Hermes loads {loaded}" in out
@@ -166,7 +166,7 @@ class TestUserPluginDirectory:
         try:
             load_plugin(world.home)
             main(["status"])
-            assert "Install:" not in capsys.readouterr().out
+            assert "copies of" not in capsys.readouterr().err
         finally:
             unload_plugin()
 
