@@ -76,6 +76,16 @@ def is_chat_session(home: Path, session_id: str, session_key: str | None, platfo
     return not (platform and platform.strip().lower() in OPERATOR_SOURCES)
 
 
+def _url_check() -> tool_policy.tool_arguments.UrlCheck | None:
+    """Hermes' own private-address check (tools/url_safety.py); None when this Hermes has none
+    (then an image source must be a data: image)."""
+    try:
+        from tools.url_safety import is_safe_url
+    except ImportError:
+        return None
+    return is_safe_url
+
+
 def on_pre_tool_call(tool_name: str = "", args: Any = None, session_id: str = "",
                      **kwargs: Any) -> dict[str, str] | None:
     tool = str(tool_name or "")
@@ -86,7 +96,7 @@ def on_pre_tool_call(tool_name: str = "", args: Any = None, session_id: str = ""
 
         home = current_profile().home
         settings, private_urls = chat_policy(home)
-        message = tool_policy.decide(tool, args, settings, private_urls=private_urls)
+        message = tool_policy.decide(tool, args, settings, private_urls=private_urls, url_check=_url_check())
         if message is None:
             return None
         # A Hermes lacking what telling chats apart needs (host/features.py: the block directive,

