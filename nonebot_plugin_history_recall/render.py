@@ -313,7 +313,8 @@ def open_unavailable(count: int, prefix: str = "/") -> str:
     return f"⚠️ 上一次检索有 {count} 条结果，--open 要是 1 到 {count}。(--open takes 1-{count})"
 
 
-_ROLE_LABELS = {"user": "👤 用户", "assistant": "🤖 助手"}
+# The server marks recalled turns as past ("past_user"); an older server says "user".
+_ROLE_LABELS = {"user": "👤 用户", "assistant": "🤖 助手", "past_user": "👤 用户", "past_assistant": "🤖 助手"}
 
 
 def context_blocks(data: Mapping[str, Any], index: int, now: datetime) -> list[str]:

@@ -22,13 +22,11 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..host import deps
 from ..scope.chats import (
     chat_session_patterns,
     member_from_session_id,
@@ -37,7 +35,7 @@ from ..scope.chats import (
 )
 from ..search.reader import SearchError, reader_for
 from ..stores import forgotten, hermes_db
-from ..stores.messages import eligible_sql
+from ..stores.messages import copy_key, eligible_sql, message_text
 from . import chat_service
 
 log = logging.getLogger(__name__)
@@ -47,7 +45,7 @@ STILL_IN_HERMES = ("Recall no longer finds these turns (search, semantic index, 
                    "with Hermes' own commands (hermes sessions delete / prune).")
 OPTOUT_NOTE = ("This member's turns in this group from now on stay out of recall (search, semantic index, the "
                "agent's tools) until they opt in again. Hermes' own state.db and logs still record them.")
-_ROWS = ("SELECT m.id, m.session_id, m.role, m.timestamp, ({eligible}) AS ok FROM messages m"
+_ROWS = ("SELECT m.id, m.session_id, m.role, m.timestamp, m.content, ({eligible}) AS ok FROM messages m"
          " JOIN sessions s ON s.id = m.session_id"
          " WHERE m.session_id IN (SELECT value FROM json_each(?)) AND m.role IN ('user', 'assistant')"
          " ORDER BY m.session_id, m.id")  # {eligible}: stores.messages.eligible_sql(conn)
@@ -59,12 +57,14 @@ class ForgetError(SearchError):
 
 @dataclass
 class Plan:
-    """What a forget request covers, newest state: turns already forgotten are not counted again."""
+    """What a forget request covers, newest state: turns already forgotten are not counted again.
+    ``copies``: of those messages, how many are copies of another one (compaction, rotation, branch)."""
 
     scope: dict[str, Any]
     messages: list[tuple[int, str]] = field(default_factory=list)  # (message id, session id)
     user_turns: int = 0
     replies: int = 0
+    copies: int = 0
     first: float | None = None
     last: float | None = None
 
@@ -74,8 +74,8 @@ class Plan:
 
     def summary(self) -> dict[str, Any]:
         return {"scope": self.scope, "messages": len(self.messages), "user_turns": self.user_turns,
-                "replies": self.replies, "sessions": len(self.sessions), "session_ids": self.sessions,
-                "first": self.first, "last": self.last}
+                "replies": self.replies, "copies": self.copies, "sessions": len(self.sessions),
+                "session_ids": self.sessions, "first": self.first, "last": self.last}
 
 
 def _in_range(ts: float | None, after: float | None, before: float | None) -> bool:
@@ -83,18 +83,58 @@ def _in_range(ts: float | None, after: float | None, before: float | None) -> bo
     return (after is None or ts >= after) and (before is None or ts < before)
 
 
-def _collect(conn: sqlite3.Connection, sessions: Iterable[str], plan: Plan, *, users_only: bool,
+def family_root(session_id: str, rows: Mapping[str, Mapping[str, Any]]) -> str:
+    """The first session of everything copied from one conversation: up every parent link —
+    compression rotations and ``/branch`` alike (a branch starts as a copy of its parent's turns)."""
+    seen, current = {session_id}, session_id
+    while True:
+        parent = (rows.get(current) or {}).get("parent_session_id")
+        if not parent or parent in seen or parent not in rows:
+            return current
+        seen.add(parent)
+        current = parent
+
+
+def _family(rows: Mapping[str, Mapping[str, Any]], sessions: Iterable[str]) -> dict[str, str]:
+    """Session id → family root, for ``sessions`` and every session sharing a root with one."""
+    roots = {sid: family_root(sid, rows) for sid in rows}
+    wanted = {roots.get(sid, sid) for sid in sessions}
+    return {sid: root for sid, root in roots.items() if root in wanted} | {
+        sid: sid for sid in sessions if sid not in roots}
+
+
+Row = tuple[int, str, str, float | None]  # message id, session id, role, the original's timestamp
+
+
+def _collect(conn: sqlite3.Connection, smap: Any, sessions: Iterable[str], plan: Plan, *, users_only: bool,
              after: float | None = None, before: float | None = None, only: int | None = None) -> Plan:
     """Fill ``plan`` from the sessions' turns. ``users_only``: the user turns in range (or the
-    exchange holding message ``only``) and the assistant turns answering them; else every turn."""
-    rows = conn.execute(_ROWS.format(eligible=eligible_sql(conn)), (json.dumps(sorted(set(sessions))),)).fetchall()
-    chosen: list[tuple[int, str, str, float | None]] = []
+    exchange holding message ``only``) and the assistant turns answering them; else every turn.
+
+    Every copy of a chosen turn goes with it — the same conversation family and the same words
+    (``messages.copy_key``, the rule the search folds copies by) — and a copy is dated by its
+    original (the first row with its key): a compaction writes its copies with the time it ran."""
+    sessions = set(sessions)
+    family = _family(smap.rows, sessions)
+    rows = conn.execute(_ROWS.format(eligible=eligible_sql(conn)), (json.dumps(sorted(family)),)).fetchall()
+    key_of: dict[int, tuple[str, str]] = {}
+    dated: dict[tuple[str, str], float | None] = {}
+    first: dict[tuple[str, str], int] = {}  # each turn's original: the first row with its key
+    for mid, sid, _role, ts, content, ok in sorted(rows, key=lambda r: r[0]):
+        text = message_text(content)
+        if ok and text.strip():
+            key_of[mid] = copy_key(family.get(sid, sid), text)
+            dated.setdefault(key_of[mid], ts)
+            first.setdefault(key_of[mid], mid)
+    when = {r[0]: dated.get(key_of[r[0]], r[3]) if r[0] in key_of else r[3] for r in rows}
+    own = [(r[0], r[1], r[2], when[r[0]], r[5]) for r in rows if r[1] in sessions]
+    chosen: list[Row] = []
     if not users_only:
-        chosen = [(r[0], r[1], r[2], r[3]) for r in rows if r[4] and _in_range(r[3], after, before)]
+        chosen = [(r[0], r[1], r[2], r[3]) for r in own if r[4] and _in_range(r[3], after, before)]
     else:
         taking, session = False, None
-        exchange: list[tuple[int, str, str, float | None]] = []
-        for mid, sid, role, ts, ok in [*rows, (None, None, "user", None, 0)]:  # sentinel closes the last
+        exchange: list[Row] = []
+        for mid, sid, role, ts, ok in [*own, (None, None, "user", None, 0)]:  # sentinel closes the last
             if role == "user" or sid != session:
                 if exchange and (only is None or any(e[0] == only for e in exchange)):
                     chosen += exchange
@@ -104,8 +144,13 @@ def _collect(conn: sqlite3.Connection, sessions: Iterable[str], plan: Plan, *, u
                 exchange.append((mid, sid, role, ts))
         if only is not None and not any(c[0] == only for c in chosen):
             chosen = []
-    for mid, sid, role, ts in chosen:
+    keys = {key_of[c[0]] for c in chosen if c[0] in key_of}
+    taken = {c[0] for c in chosen}
+    copies = [(r[0], r[1], r[2], when[r[0]]) for r in rows
+              if r[0] not in taken and r[5] and key_of.get(r[0]) in keys]
+    for mid, sid, role, ts in sorted([*chosen, *copies]):
         plan.messages.append((mid, sid))
+        plan.copies += mid in key_of and first[key_of[mid]] != mid
         if role == "user":
             plan.user_turns += 1
         else:
@@ -139,8 +184,9 @@ def plan_member(home: Path, chat: str, user_id: str, *, after: float | None = No
              "message_id": message_id}
     reader = reader_for(home)
     with reader.leased() as conn:
-        sessions = _member_sessions(reader.scope_map(), chat, user_id)
-        plan = _collect(conn, sessions, Plan({k: v for k, v in scope.items() if v is not None}),
+        smap = reader.scope_map()
+        sessions = _member_sessions(smap, chat, user_id)
+        plan = _collect(conn, smap, sessions, Plan({k: v for k, v in scope.items() if v is not None}),
                         users_only=True, after=after, before=before, only=message_id)
     if message_id is not None and not plan.messages:
         raise ForgetError("that result is not one of your own turns in this group (only turns that can be "
@@ -162,7 +208,7 @@ def plan_session(home: Path, session_id: str, *, chat: str | None = None) -> Pla
         if chat is not None and session_id not in set(chat_service.sessions_of_chat(home, chat)):
             raise ForgetError("session not found", "not_found")  # another chat's: the same answer as none
         scope = {"kind": "session", "session_id": session_id, **({"chat": chat} if chat else {})}
-        return _collect(conn, smap.conversation(session_id), Plan(scope), users_only=False)
+        return _collect(conn, smap, smap.conversation(session_id), Plan(scope), users_only=False)
 
 
 def plan_chat(home: Path, chat: str, *, after: float | None = None, before: float | None = None) -> Plan:
@@ -174,7 +220,8 @@ def plan_chat(home: Path, chat: str, *, after: float | None = None, before: floa
         sessions = chat_service.sessions_of_chat(home, chat)
         scope = {k: v for k, v in {"kind": "chat", "chat": chat, "after": after, "before": before}.items()
                  if v is not None}
-        return _collect(conn, sessions, Plan(scope), users_only=False, after=after, before=before)
+        return _collect(conn, reader.scope_map(), sessions, Plan(scope), users_only=False, after=after,
+                        before=before)
 
 
 def plan_project(home: Path, project_ref: str, *, after: float | None = None, before: float | None = None) -> Plan:
@@ -184,20 +231,22 @@ def plan_project(home: Path, project_ref: str, *, after: float | None = None, be
     project = chat_service.resolve_project_ref(home, project_ref)
     reader = reader_for(home)
     with reader.leased() as conn:
-        sessions = reader.scope_map().sessions_in({"kind": "explicit", "id": project["id"]})
+        smap = reader.scope_map()
+        sessions = smap.sessions_in({"kind": "explicit", "id": project["id"]})
         scope = {k: v for k, v in {"kind": "project", "project": project["id"], "after": after,
                                    "before": before}.items() if v is not None}
-        return _collect(conn, sessions, Plan(scope), users_only=False, after=after, before=before)
+        return _collect(conn, smap, sessions, Plan(scope), users_only=False, after=after, before=before)
 
 
 # -- applying ----------------------------------------------------------------------------------
 def apply(home: Path, plan: Plan, *, actor: str, surface: str) -> dict[str, Any]:
-    """Record the plan's turns as forgotten (one receipt), delete their vectors and latent terms
-    from embeddings.db, and re-embed the turns that had one of them as context."""
+    """Record the plan's turns (copies included) as forgotten under one receipt, and delete their
+    vectors and latent terms from embeddings.db."""
     entry = forgotten.Entry(actor=actor, surface=surface, action="forget", scope=plan.scope,
-                            user_turns=plan.user_turns, replies=plan.replies, sessions=len(plan.sessions))
+                            user_turns=plan.user_turns, replies=plan.replies, sessions=len(plan.sessions),
+                            copies=plan.copies)
     receipt = forgotten.forget_messages(home, plan.messages, entry)
-    index = purge_vectors(home, [mid for mid, _ in plan.messages], plan.sessions)
+    index = purge_vectors(home, [mid for mid, _ in plan.messages])
     log.info("project-history-recall: %s forgot %d turn(s) in %d session(s) by %s (receipt %s)",
              surface, len(plan.messages), len(plan.sessions), actor, receipt)
     return {**plan.summary(), "applied": True, "receipt": receipt, "index": index, "note": STILL_IN_HERMES}
@@ -207,43 +256,19 @@ def dry_run(plan: Plan) -> dict[str, Any]:
     return {**plan.summary(), "applied": False, "receipt": None, "note": STILL_IN_HERMES}
 
 
-def _neighbours(home: Path, ids: Sequence[int], sessions: Sequence[str]) -> list[int]:
-    """The next remembered turn after each forgotten one: its vector was embedded with the
-    forgotten turn as context (history._PREVIOUS), so it is embedded again without it."""
-    if not ids:
-        return []
-    reader = reader_for(home)
-    with reader.leased() as conn:  # prepared anew: the turns just forgotten are out
-        kept: dict[str, list[int]] = {}
-        for mid, sid in conn.execute(
-                "SELECT m.id, m.session_id FROM messages m JOIN sessions s ON s.id = m.session_id"
-                f" WHERE m.session_id IN (SELECT value FROM json_each(?)) AND {eligible_sql(conn)} ORDER BY m.id",
-                (json.dumps(sorted(set(sessions))),)):
-            kept.setdefault(sid, []).append(mid)
-        gone = conn.execute("SELECT id, session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))",
-                            (json.dumps([int(i) for i in ids]),)).fetchall()
-    out = set()
-    for mid, sid in gone:
-        later = kept.get(sid) or []
-        at = bisect_right(later, mid)
-        if at < len(later):
-            out.add(later[at])
-    return sorted(out)
-
-
-def purge_vectors(home: Path, ids: Sequence[int], sessions: Sequence[str]) -> dict[str, Any]:
-    """Delete the vectors (and latent terms) of ``ids`` and of their neighbours from embeddings.db,
-    every model's; then re-embed the neighbours when the local model is at hand."""
+def purge_vectors(home: Path, ids: Sequence[int]) -> dict[str, Any]:
+    """Delete the vectors (and latent terms) of ``ids`` from embeddings.db, every model's. A chunk
+    holds its own message's text only (the indexer's ``alone`` chunking), so no other turn's vector
+    carries a forgotten turn's words."""
     from ..host.profile import profile_at
 
     if not profile_at(home).embeddings_db.exists():
-        return {"vectors_deleted": 0, "reembedded": "no index"}
-    neighbours = _neighbours(home, ids, sessions)
+        return {"vectors_deleted": 0}
     conn = sqlite3.connect(profile_at(home).embeddings_db, timeout=30, isolation_level=None)
     try:
         conn.execute("BEGIN IMMEDIATE")
         cur = conn.execute("DELETE FROM chunks WHERE message_id IN (SELECT value FROM json_each(?))",
-                           (json.dumps([*map(int, ids), *neighbours]),))
+                           (json.dumps([int(i) for i in ids]),))
         deleted = cur.rowcount
         if deleted:  # in-memory matrices reload (store.generation)
             conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
@@ -254,22 +279,7 @@ def purge_vectors(home: Path, ids: Sequence[int], sessions: Sequence[str]) -> di
         raise
     finally:
         conn.close()
-    return {"vectors_deleted": deleted, "reembedded": _reembed(home, sessions) if neighbours else "nothing to do"}
-
-
-def _reembed(home: Path, sessions: Sequence[str]) -> str:
-    if deps.missing(deps.SEMANTIC) is not None:
-        return "later (no local model here)"
-    from ..embedding import build_index, load_settings
-
-    try:
-        settings = load_settings(home)
-    except Exception as exc:  # settings are reported by status; forgetting already happened
-        return f"later ({type(exc).__name__})"
-    if settings.remote or not settings.enabled:
-        return "at the next `hermes recall index`"
-    stats = build_index(home, settings, session_ids=list(sessions))
-    return "done" if stats.status == "done" else f"at the next `hermes recall index` ({stats.status})"
+    return {"vectors_deleted": deleted}
 
 
 # -- rules: future turns -------------------------------------------------------------------------

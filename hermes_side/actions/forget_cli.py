@@ -45,12 +45,13 @@ def render(result: dict[str, Any]) -> str:
     lines = [head,
              f"  {result['user_turns']} user turn(s), {result['replies']} agent turn(s), "
              f"{result['sessions']} conversation(s), {_when(result['first'])} … {_when(result['last'])}"]
+    if result.get("copies"):
+        lines.append(f"  of them {result['copies']} copies Hermes keeps of the same turns (compaction, branches)")
     lines += [f"  {sid}" for sid in result["session_ids"][:20]]
     if len(result["session_ids"]) > 20:
         lines.append(f"  … and {len(result['session_ids']) - 20} more")
     if result.get("index"):
-        lines.append(f"  index: {result['index']['vectors_deleted']} vector(s) deleted, "
-                     f"re-embedding neighbours: {result['index']['reembedded']}")
+        lines.append(f"  index: {result['index']['vectors_deleted']} vector(s) deleted")
     lines.append(result["note"])
     return "\n".join(lines)
 

@@ -13,8 +13,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..stores import hermes_db
+from ..stores import hermes_db, quotes
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
+from . import quoted
 from .engine import NO_CONTEXT, SearchEngine
 from .reader import Scope, SearchError, public_place
 from .request import RequestError
@@ -59,8 +60,8 @@ def parse_context_args(args: object, *, allowed_extra: tuple[str, ...] = ()) -> 
     return ContextRequest(mid, _count(args.get("before"), "before"), _count(args.get("after"), "after"))
 
 
-def _turn(row: Any, hit_id: int) -> dict[str, Any]:
-    text = message_text(row["content"]).strip()
+def _turn(row: Any, hit_id: int, text: str) -> dict[str, Any]:
+    text = text.strip()
     turn = {"message_id": row["id"], "role": row["role"], "text": text[:TURN_CHARS],
             "when": format_when(row["timestamp"]), "timestamp": row["timestamp"], "hit": row["id"] == hit_id}
     if len(text) > TURN_CHARS:
@@ -101,15 +102,17 @@ def open_context(engine: SearchEngine, req: ContextRequest, *, project: str | No
                              (members, hit["id"], req.after + 1)).fetchall()
         root = smap.root_of.get(hit["session_id"], hit["session_id"])
         titles = hermes_db.session_titles(conn, sorted({root, hit["session_id"]}))
-    rows = [*reversed(earlier[:req.before]), hit, *later[:req.after]]
-    return {
+        rows = [*reversed(earlier[:req.before]), hit, *later[:req.after]]
+        texts = {r["id"]: {"session_id": r["session_id"], "text": message_text(r["content"])} for r in rows}
+        quotes.hide(conn, engine.home, lambda: smap, texts)  # words their author took out, quoted by another
+    return quoted.mark({
         "success": True,
         "project": public_place(place, smap.projects),
         "session_id": hit["session_id"],
         "link": f"@session:{hit['session_id']}",
         "title": titles.get(root) or titles.get(hit["session_id"]) or "",
         "message_id": hit["id"],
-        "turns": [_turn(r, hit["id"]) for r in rows],
+        "turns": [_turn(r, hit["id"], texts[r["id"]]["text"]) for r in rows],
         "more_before": len(earlier) > req.before,
         "more_after": len(later) > req.after,
-    }
+    }, smap)

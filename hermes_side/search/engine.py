@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..scope.scope_map import ScopeMap
-from ..stores import hermes_db
-from . import ranker
+from ..stores import hermes_db, quotes
+from . import quoted, ranker
 from .answers import asks, reply_to
 from .conversations import in_period, named_period
 from .query import ParsedQuery, QueryError, parse_query
@@ -103,7 +103,7 @@ class SearchEngine:
             if scope is None:
                 scope = self.scope_for(project=project, session_id=session_id, chat=chat,
                                        session_key=session_key, platform=platform)
-            return self._search(req, pq, scope)
+            return quoted.mark(self._search(req, pq, scope), scope.smap)  # recalled text is data
 
     def _search(self, req: SearchRequest, pq: ParsedQuery, scope: Scope) -> dict[str, Any]:
         smap, place, ids = scope.smap, scope.place, scope.session_ids
@@ -168,6 +168,9 @@ class SearchEngine:
             if asks(message.text):
                 answer = (ranking.answers[hit.message_id] if hit.message_id in ranking.answers
                           else reply_to(self.reader.connection(), hit.session_id, hit.message_id))
+            if answer:  # read apart from the texts: another member's words it quotes are hidden here
+                answer = {**answer, "text": quotes.hide_one(self.reader.connection(), self.home, lambda: scope.smap,
+                                                             hit.session_id, answer.get("text", ""))}
             shown = {hit.message_id, answer["message_id"] if answer else None}
             more = [{**texts[h.message_id], "message_id": h.message_id}
                     for h in relevant[:limit] if scope.root(h.session_id) == root

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..host import deps
+from ..stores.messages import copy_key
 from .answers import with_replies
 from .conversations import lexical_order
 from .fusion import rrf
@@ -192,7 +193,7 @@ def fold(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mappin
         for mid in ids:
             message = texts.get(mid)
             if message is not None:
-                rep = canon.setdefault((root_of.get(message.session_id, message.session_id), message.text.strip()), mid)
+                rep = canon.setdefault(copy_key(root_of.get(message.session_id, message.session_id), message.text), mid)
                 if rep != mid:
                     alias[mid] = rep
                 mid = rep

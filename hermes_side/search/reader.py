@@ -25,7 +25,7 @@ from ..host import features
 from ..host.profile import profile_name
 from ..scope.chat_rule import CHAT_UNBOUND, RECALL_OFF, RECALL_OFF_TEXT, Origin, bound_project, refusal
 from ..scope.scope_map import ScopeCache, ScopeMap
-from ..stores import forgotten, hermes_db
+from ..stores import forgotten, hermes_db, quotes
 from ..stores.messages import message_text, text_turn_sql
 from .keyword import ScopeMemo
 from .records import FieldMapping
@@ -293,8 +293,10 @@ class ProfileReader:
         rows = self.connection().execute(
             "SELECT id, session_id, role, content, timestamp FROM messages"
             " WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(ids)),)).fetchall()
-        return {r["id"]: Message(r["role"], message_text(r["content"]), r["timestamp"], r["session_id"])
-                for r in rows}
+        texts = {r["id"]: {"session_id": r["session_id"], "text": message_text(r["content"])} for r in rows}
+        # Another member's words quoted in a turn, which that member took out of recall (stores/quotes.py).
+        quotes.hide(self.connection(), self.home, self.scope_map, texts)
+        return {r["id"]: Message(r["role"], texts[r["id"]]["text"], r["timestamp"], r["session_id"]) for r in rows}
 
     def timestamps(self, ids: Sequence[int]) -> dict[int, float]:
         rows = self.connection().execute(

@@ -70,6 +70,8 @@ _MIGRATIONS: tuple[str, ...] = (
         sessions INTEGER NOT NULL DEFAULT 0
     );
     """,
+    # 2: how many of a receipt's messages were copies Hermes keeps of the same turns
+    "ALTER TABLE receipts ADD COLUMN copies INTEGER NOT NULL DEFAULT 0",
 )
 
 
@@ -254,15 +256,16 @@ class Entry:
     user_turns: int = 0
     replies: int = 0
     sessions: int = 0
+    copies: int = 0  # of the messages, copies of the same turns (compaction, rotation, branch)
     receipt: str = field(default_factory=new_receipt)
 
 
 def _audit(conn: sqlite3.Connection, entry: Entry, now: float) -> None:
-    conn.execute("INSERT INTO receipts (receipt, at, actor, surface, action, scope, user_turns, replies, sessions)"
-                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    conn.execute("INSERT INTO receipts (receipt, at, actor, surface, action, scope, user_turns, replies, sessions,"
+                 " copies) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  (entry.receipt, now, entry.actor[:200], entry.surface, entry.action,
                   json.dumps(entry.scope, ensure_ascii=False, sort_keys=True), entry.user_turns, entry.replies,
-                  entry.sessions))
+                  entry.sessions, entry.copies))
 
 
 def forget_messages(home: Path, messages: Sequence[tuple[int, str]], entry: Entry) -> str:

@@ -122,3 +122,11 @@ def message_text(content: str | None) -> str:
 
 def is_summary_text(text: str) -> bool:
     return text.lstrip().startswith(SUMMARY_PREFIXES)
+
+
+def copy_key(conversation: str, text: str) -> tuple[str, str]:
+    """What makes two rows the same turn: one conversation, the same words. Hermes' in-place
+    compaction keeps the compacted turns and writes copies of the last ones as live rows; a
+    rotation's child and a ``/branch`` carry copies too. The search folds such copies into one hit
+    (``engine._one_per_turn``) and forgetting takes every copy (``actions/forget.py``) by this key."""
+    return conversation, text.strip()

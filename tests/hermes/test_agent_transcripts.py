@@ -72,7 +72,7 @@ def test_the_answer_shown_after_tool_calls_is_the_text_the_person_read(world):
     rows = {r["session_id"]: r for r in search(world, "nightly invoice export time out")}
     for name in ("none", "empty"):
         row = rows[sessions[name]]
-        assert row["role"] == "user" and "invoice export" in plain(row["snippet"])
+        assert row["role"] == "past_user" and "invoice export" in plain(row["snippet"])
         answer = next(m for m in w.messages(sessions[name]) if m["content"] == ANSWER)
         assert row["answer"]["message_id"] == answer["id"], row
         assert "customer_id" in row["answer"]["snippet"]

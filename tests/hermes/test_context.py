@@ -52,10 +52,10 @@ def test_api_opens_the_turns_around_a_hit_of_the_chats_project(two_projects):
     body = opened.json()
     assert body["session_id"] == talk and body["title"] == "Database plan" and body["project"]["name"] == "Alpha"
     assert [(t["role"], t["text"]) for t in body["turns"]] == [
-        ("assistant", "then the walrus migration tool does the schema"),
-        ("user", "and the rollback?"),
-        ("assistant", "walrus keeps a down script for each step"),
-        ("user", "good, ship it on friday"),
+        ("past_assistant", "then the walrus migration tool does the schema"),
+        ("past_user", "and the rollback?"),
+        ("past_assistant", "walrus keeps a down script for each step"),
+        ("past_user", "good, ship it on friday"),
     ]
     assert [t["hit"] for t in body["turns"]] == [False, False, True, False]
     assert body["more_before"] is True and body["more_after"] is False

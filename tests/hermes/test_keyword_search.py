@@ -564,7 +564,7 @@ class TestResultShape:
 
         stored = {m["id"]: m for m in world.db.get_messages(sid)}
         assert "kestrel" in stored[row["message_id"]]["content"]
-        assert row["role"] == "assistant"
+        assert row["role"] == "past_assistant"
 
     def test_long_message_snippet_is_a_window_around_the_hit(self, world, proj):
         world.session("filler " * 300 + "kestrel appears late" + " tail" * 300, cwd=proj)

@@ -94,8 +94,8 @@ def test_a_question_hit_shows_the_reply_that_answered_it(world):
     out = search(world, "群机器人半夜掉线", "ask-bot", mode="keyword")
     first = out["results"][0]
     assert first["session_id"] == sessions["bot"]
-    assert first["role"] == "user" and "掉线" in first["snippet"]
-    assert first["answer"]["role"] == "assistant"
+    assert first["role"] == "past_user" and "掉线" in first["snippet"]
+    assert first["answer"]["role"] == "past_assistant"
     assert "heartbeat" in first["answer"]["snippet"]
     assert " → " in first["snippet"] and "heartbeat" in first["snippet"].split(" → ", 1)[1]
 
@@ -103,7 +103,7 @@ def test_a_question_hit_shows_the_reply_that_answered_it(world):
 def test_an_answer_hit_has_no_answer_of_its_own(world):
     out = search(world, "JSONB partial indexes", "ask-orders", mode="keyword")
     first = out["results"][0]
-    assert first["role"] == "assistant" and "answer" not in first
+    assert first["role"] == "past_assistant" and "answer" not in first
     assert " → " not in first["snippet"]
 
 
