@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..host.config import plugin_enabled, read_env
-from ..host.profile import Profile, named_profile, profiles_root
+from ..host.profile import Profile, named_profile, profile_at, profiles_root
 
 log = logging.getLogger(__name__)
 MIN_KEY_CHARS = 16
@@ -42,6 +42,32 @@ def _same(token: str, key: str) -> bool:
     usable = usable_key(key)
     equal = hmac.compare_digest(token.encode(), (key.strip() if usable else _DUMMY_KEY).encode())
     return usable and equal
+
+
+_GATES: dict[str, tuple[tuple, tuple[bool, str]]] = {}
+
+
+def _stat(path: Path) -> tuple:
+    try:
+        st = path.stat()
+    except OSError:
+        return ()
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+
+
+def _gate(home: Path) -> tuple[bool, str]:
+    """(the plugin enabled, the ``.env`` key) of the profile at ``home``, parsed again only when its
+    config.yaml or .env changed. Parsing costs with the files' size (a .env of a dozen provider keys
+    took 3 ms, an empty one 0.7), so a wrong key for a profile with big files answered later than
+    for a missing one; kept, every refusal costs two stats and a lookup."""
+    profile = profile_at(home)
+    fingerprint = (_stat(profile.config_file), _stat(profile.env_file))
+    cached = _GATES.get(str(home))
+    if cached is not None and cached[0] == fingerprint:
+        return cached[1]
+    gate = (plugin_enabled(home), env_file_key(home))
+    _GATES[str(home)] = (fingerprint, gate)
+    return gate
 
 
 class Access:
@@ -69,8 +95,7 @@ class Access:
         # profiles exist (every check runs; none returns early).
         exists = profile is not None and profile.home.is_dir()
         files = profile.home if exists and profile is not None else self.launch.home
-        enabled = plugin_enabled(files)
-        key = env_file_key(files)
+        enabled, key = _gate(files)
         own = _same(token, key if exists else "")
         shared = _same(token, self._launch_key) and name in self.share_key_with
         if not exists:

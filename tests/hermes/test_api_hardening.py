@@ -184,8 +184,9 @@ def test_big_unauthenticated_bodies_do_not_grow_the_real_server(world, tmp_path)
 
 def test_wrong_key_does_the_same_work_whether_or_not_the_profile_exists(world, monkeypatch):
     """``/p/work`` (exists, plugin on), ``/p/off`` (exists, plugin off) and ``/p/nosuch`` answer a
-    wrong key with the same 401 after the same calls: same file readers, same number of
-    constant-time comparisons, nothing skipped early."""
+    wrong key with the same 401 after the same calls: the same gate, the same number of
+    constant-time comparisons, nothing skipped early — and, once read, no file parsed again until
+    it changes (parsing cost with the files' size: a profile with a long .env answered later)."""
     import hmac
 
     (world.home / "config.yaml").write_text("plugins:\n  enabled: [project-history-recall]\n")
@@ -201,19 +202,25 @@ def test_wrong_key_does_the_same_work_whether_or_not_the_profile_exists(world, m
             return fn(*args, **kwargs)
         return wrapper
 
+    monkeypatch.setattr(access, "_gate", spy("gate", access._gate))
     monkeypatch.setattr(access, "plugin_enabled", spy("plugin_enabled", access.plugin_enabled))
     monkeypatch.setattr(access, "env_file_key", spy("env_file_key", access.env_file_key))
     monkeypatch.setattr(access.hmac, "compare_digest", spy("compare_digest", hmac.compare_digest))
+    (work.home / ".env").write_text(f"RECALL_API_KEY={WORK_KEY}\n" + "PROVIDER_API_KEY=sk-x\n" * 12)
+    names = ("work", "off", "nosuch", "Bad..name")
     traces = {}
-    for name in ("work", "off", "nosuch", "Bad..name"):
-        calls.clear()
-        response = client.get(f"/p/{name}/projects", headers={"Authorization": "Bearer " + "w" * 27})
-        assert response.status_code == 401 and response.json()["code"] == "unauthorized"
-        traces[name] = list(calls)
-    assert traces["work"] == ["plugin_enabled", "env_file_key", "compare_digest", "compare_digest"]
-    assert traces["off"] == traces["nosuch"] == traces["work"]
+    for round_ in ("first", "again"):
+        for name in names:
+            calls.clear()
+            response = client.get(f"/p/{name}/projects", headers={"Authorization": "Bearer " + "w" * 27})
+            assert response.status_code == 401 and response.json()["code"] == "unauthorized"
+            traces[round_, name] = list(calls)
+    assert traces["first", "work"] == ["gate", "plugin_enabled", "env_file_key", "compare_digest", "compare_digest"]
+    assert all(traces["again", name] == ["gate", "compare_digest", "compare_digest"] for name in names)
     calls.clear()
     assert client.get("/p/work/projects", headers={"Authorization": f"Bearer {WORK_KEY}"}).status_code == 200
-    assert calls == traces["work"]  # the right key: the same path again, no shortcut either way
+    assert calls == traces["again", "work"]  # the right key: the same path again, no shortcut either way
+    (work.home / ".env").write_text(f"RECALL_API_KEY={KEY}\n")  # a changed file is read again at once
+    assert client.get("/p/work/projects", headers={"Authorization": f"Bearer {WORK_KEY}"}).status_code == 401
     work.close()
     off.close()
