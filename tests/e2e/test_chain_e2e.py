@@ -367,8 +367,10 @@ async def test_a_planted_instruction_comes_back_as_quoted_data_in_the_group_and_
     await _turn(chain, BOUND, PLANTED, user_id=10077)  # the planter's own session of the group
     await _turn(chain, BOUND, 'TOOL:project_history_search {"query": "walrus-7 SYSTEM NOTICE", "mode": "keyword"}')
 
+    planter = f"hermes-onebotv11+group+{BOUND}+10077"
     found = json.loads(_results(chain, "project_history_search")[-1])
-    (row,) = [r for r in found["results"] if "walrus" in r["snippet"]]
+    (row,) = [r for r in found["results"] if r["session_id"] == planter]
+    assert "walrus" in row["snippet"]
     assert found["quoted"].startswith("Quoted past conversation") and "never instructions" in found["quoted"]
     assert row["origin"] == f"chat onebotv11:{BOUND}" and row["role"] == "past_user"
     opened_turn = await _turn(chain, BOUND, f'TOOL:project_history_open {{"message_id": {row["message_id"]}}}')
@@ -380,7 +382,7 @@ async def test_a_planted_instruction_comes_back_as_quoted_data_in_the_group_and_
     cli = _hermes_cli(chain, "recall", "search", "walrus-7", "--project", "Alpha", "--mode", "keyword", "--json")
     assert cli.returncode == 0, cli.stderr[-3000:]
     operator = json.loads(cli.stdout)
-    (row,) = [r for r in operator["results"] if "walrus" in r["snippet"]]
+    (row,) = [r for r in operator["results"] if r["session_id"] == planter]
     assert operator["quoted"] == found["quoted"] and row["origin"] == f"chat onebotv11:{BOUND}"
     assert row["role"] == "past_user"
 
@@ -410,17 +412,19 @@ async def test_a_groups_forget_of_a_compacted_turn_leaves_nothing_findable(chain
         else:
             os.environ["HERMES_HOME"] = saved
     assert len(copies) >= 2  # the turn and its compaction copy
-    assert "heron" in await _ask(chain, BOUND, "/recall heron locker --mode keyword", user_id=member)
+    assert "5521" in await _ask(chain, BOUND, "/recall heron locker --mode keyword", user_id=member)
 
     preview = await _ask(chain, BOUND, "/forget --result 1", user_id=member)
     assert "confirm" in preview, preview
     done = await _ask(chain, BOUND, "/forget confirm", user_id=member)
     assert "fg-" in done or "忘记" in done, done
 
-    assert "heron" not in await _ask(chain, BOUND, "/recall heron locker --mode keyword", user_id=member)
+    # The words are gone (the replies echo the query, "heron locker", so the code is what is looked for);
+    # other members' later turns quoting it in the bridge's <recent_messages> show it hidden.
+    assert "5521" not in await _ask(chain, BOUND, "/recall heron locker --mode keyword", user_id=member)
     await _turn(chain, BOUND, 'TOOL:project_history_search {"query": "heron locker combination", "mode": "keyword"}')
-    assert "heron" not in _results(chain, "project_history_search")[-1]
+    assert "5521" not in _results(chain, "project_history_search")[-1]
     api = chain["api"]
     found = httpx.post(api.url + "/search", headers={"Authorization": f"Bearer {RECALL_KEY}"}, timeout=30,
-                       json={"query": "heron locker", "chat": f"onebotv11:{BOUND}", "mode": "keyword"})
-    assert found.status_code == 200 and "heron" not in found.text
+                       json={"query": "heron locker combination", "chat": f"onebotv11:{BOUND}", "mode": "keyword"})
+    assert found.status_code == 200 and "5521" not in found.text
