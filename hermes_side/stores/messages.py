@@ -128,5 +128,5 @@ def copy_key(conversation: str, text: str) -> tuple[str, str]:
     """What makes two rows the same turn: one conversation, the same words. Hermes' in-place
     compaction keeps the compacted turns and writes copies of the last ones as live rows; a
     rotation's child and a ``/branch`` carry copies too. The search folds such copies into one hit
-    (``engine._one_per_turn``) and forgetting takes every copy (``actions/forget.py``) by this key."""
+    (``ranker.fold``) and forgetting takes every copy (``actions/forget.py``) by this key."""
     return conversation, text.strip()
