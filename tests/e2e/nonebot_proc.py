@@ -122,7 +122,7 @@ class NoneBotProcess:
         env.update(self.extra_env)
         return env
 
-    def start(self, timeout: float = 30) -> None:
+    def start(self, timeout: float = 120) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
         script = self.workdir / "bot.py"
         script.write_text(BOT_SCRIPT.format(plugins=list(self.plugins)), encoding="utf-8")
