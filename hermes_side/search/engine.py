@@ -22,7 +22,7 @@ from .query import ParsedQuery, QueryError, parse_query
 from .reader import MAX_CONCURRENT, ProfileReader, Scope, ScopeMessageIds, SearchError, public_place, reader_for
 from .records import RankedHit
 from .request import SearchRequest
-from .results import conversation_order, group_by_conversation, result_row
+from .results import conversation_order, group_by_conversation, result_row, shown_scores
 from .settings import RANKING
 
 # The reader's names that callers of the engine import from here (a search's scope and errors).
@@ -119,7 +119,7 @@ class SearchEngine:
         ranking = ranker.rank(self.reader, pq, req.mode, scope, req, translation.concepts)
         texts = ranking.texts
         texts |= self.reader.messages([h.message_id for h in ranking.hits if h.message_id not in texts])
-        relevant = ranker.judged(ranking, pq, translation.concepts)
+        relevant = ranker.judged(ranking, pq, translation.concepts, smap.root_of)
         lists = list(ranking.conversations)
         if period := named_period(pq.text):  # a date in the query: conversations held then
             order = conversation_order(relevant, smap.root_of)
@@ -128,7 +128,7 @@ class SearchEngine:
             lists.append((in_period(list(order), when, period), 1.0))
         best = group_by_conversation(relevant, smap.root_of, req.limit, lists)
         rows = self._rows(best, relevant, ranking, scope, [*pq.highlight_terms(), *translation.english], req.limit)
-        out = {**base, "results": rows, "sessions_in_scope": in_scope}
+        out = {**base, "results": shown_scores(rows), "sessions_in_scope": in_scope}
         if notice := pq.notice(req.mode):  # an over-long query: say which part was searched
             out["notice"] = notice
         status = ranking.status

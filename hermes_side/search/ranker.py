@@ -29,6 +29,7 @@ from .reader import MAX_CONCURRENT, Message, ProfileReader, Scope
 from .records import RankedHit
 from .relevance import judge, keyword_list_weight, scope_terms, script_of, translated_coverage
 from .request import SearchRequest
+from .results import with_conversation_words
 from .settings import RANKING
 from .translate import Concept, TranslationUnavailable, english_query, translate
 
@@ -141,7 +142,7 @@ def rank(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req: S
                                (c.translated, weights[1] if weights else 1.0)):
             if result is not None and result.docs and weight > 0:
                 lists.append((lexical_order(result.docs, result.terms, scope.smap.root_of, n), weight))
-    coverage = scope_coverage(reader, c.keyword, pq, tr, concepts, texts)
+    coverage = scope_coverage(reader, c.keyword, pq, tr, concepts, texts, scope)
     hits, answers = answered(reader, hits, texts, cosine)
     return Ranking(hits, c.outcome, texts, answers, lists, coverage)
 
@@ -234,10 +235,13 @@ def answered(reader: ProfileReader, hits: list[RankedHit], texts: dict[int, Mess
             for h in out], answers
 
 
-def judged(ranking: Ranking, pq: ParsedQuery, concepts: Sequence[Concept] = ()) -> list[RankedHit]:
+def judged(ranking: Ranking, pq: ParsedQuery, concepts: Sequence[Concept] = (),
+           root_of: Mapping[str, str] | None = None) -> list[RankedHit]:
     """Stage 5: the hits with their relevance; hits below the floor are dropped, so a search's
     ``limit`` is a maximum: a query with nothing related in the project gets nothing back. The
-    share of the question the scope holds at all (``ranking.coverage``) caps how related any hit can be."""
+    share of the question the scope holds at all (``ranking.coverage``) caps how related any hit can be.
+    ``root_of`` given: a hit is at least as related as its conversation's hits are by their words
+    together (results.with_conversation_words)."""
     words = pq.highlight_terms()
     script = script_of(pq.text)
     forms = [c.forms for c in concepts]
@@ -249,11 +253,15 @@ def judged(ranking: Ranking, pq: ParsedQuery, concepts: Sequence[Concept] = ()) 
                           coverage=ranking.coverage) if message else None
         if relevance is not None:
             out.append(replace(hit, relevance=relevance))
-    return out
+    if root_of is None:
+        return out
+    return with_conversation_words(
+        out, root_of, {mid: m.text for mid, m in ranking.texts.items()},
+        lambda text: judge(None, {}, text, words, script, concepts=forms, coverage=ranking.coverage))
 
 
 def scope_coverage(reader: ProfileReader, keyword: KeywordResult, pq: ParsedQuery, tr: Sequence[Hit],
-                   concepts: Sequence[Concept], texts: dict[int, Message]) -> float | None:
+                   concepts: Sequence[Concept], texts: dict[int, Message], scope: Scope) -> float | None:
     """How much of the question the scope holds at all (relevance.scope_terms): its words in
     the messages keyword search read, or for a Chinese question over English history, its
     words' translations in the translated list's hits — times the share of the Latin-script
@@ -264,13 +272,19 @@ def scope_coverage(reader: ProfileReader, keyword: KeywordResult, pq: ParsedQuer
     one; benchmarks/README.md, "Relevance")."""
     if pq.cjk and not concepts:
         return None  # Chinese words over history that may be English: the words cannot tell
-    found = scope_terms(keyword)
+    # A project of a few conversations lacks most words of any question, the ones it is about
+    # included ("plan the schema change" over a talk about a migration): below the size where a
+    # word's share says anything (as for common words), only the names a question gives decide.
+    tiny = len(reader.scope_rows(scope)[0]) < RANKING.common_min_scope
+    found = None if tiny else scope_terms(keyword)
     if concepts and tr:
+        names = scope_terms(keyword, names=True)
+        if tiny:
+            return names
         missing = [h.message_id for h in tr if h.message_id not in texts]
         known = {**texts, **reader.messages(missing)} if missing else texts
         joined = "\n".join(known[h.message_id].text for h in tr if h.message_id in known)
-        found = max(found, translated_coverage(joined, [c.english for c in concepts])
-                    * scope_terms(keyword, names=True))
+        found = max(found, translated_coverage(joined, [c.english for c in concepts]) * names)
     return found
 
 

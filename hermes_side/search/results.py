@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import is_dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -81,19 +82,82 @@ def conversation_order(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, 
     return {root: best[root] for root in sorted(best, key=lambda root: (-weight(root), order[root]))}
 
 
+LEVELS = ("high", "medium", "low")
+
+
+def level_rank(hit: Mapping[str, Any]) -> int:
+    """0 for a high hit, 1 medium, 2 low; a hit without a level (no relevance judged) ranks last."""
+    relevance = hit.get("relevance")
+    level = getattr(relevance, "level", None) or (relevance.get("level") if isinstance(relevance, Mapping) else None)
+    return LEVELS.index(level) if level in LEVELS else len(LEVELS)
+
+
+def by_level(hits: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Hits in the order of their level, each level in the order given (a stable sort): what a
+    person reads as the ranking is the label, so a row labelled lower never stands above one
+    labelled higher (issue 26), and the ranking's own order decides within a level."""
+    return sorted(hits, key=level_rank)
+
+
 def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str], limit: int,
                           lists: Sequence[tuple[Sequence[str], float]] = ()) -> list[Mapping[str, Any]]:
     """Each conversation's best hit, at most ``limit`` conversations, best conversation first:
     ranked by their best messages, fused (RRF) with ``lists`` of conversation roots and their
-    weights (conversations.py) when given. Only conversations with a hit are shown."""
+    weights (conversations.py) when given, then by the level of the hit shown (``by_level``),
+    before ``limit`` cuts: a high row the fusion placed sixth comes before a low one it placed
+    first. Each conversation is shown by its best-labelled hit, the first of its level in ``hits``.
+    Only conversations with a hit are shown."""
+    hits = list(hits)
     best = conversation_order(hits, root_of)
+    shown: dict[str, Mapping[str, Any]] = {}
+    for hit in by_level(hits):
+        shown.setdefault(root_of.get(hit["session_id"], hit["session_id"]), hit)
     if lists:
         fused = rrf([list(best), *(list(order) for order, _ in lists)], k=RANKING.rrf_k,
                     weights=[1.0, *(weight for _, weight in lists)])
         ranked = [root for root, _ in fused if root in best]
     else:
         ranked = list(best)
-    return [best[root] for root in ranked[:limit]]
+    return by_level([shown[root] for root in ranked])[:limit]
+
+
+def with_conversation_words(hits: Sequence[Mapping[str, Any]], root_of: Mapping[str, str],
+                            texts: Mapping[int, str], judge_words: Callable[[str], Any]) -> list[Mapping[str, Any]]:
+    """Hits whose relevance is at least what their conversation's hits say together: a
+    conversation *about* the question holds its words spread over several turns, none of which
+    holds most of them ("I went to two networking events" … "I met a supplier for the store"),
+    and it answers the question as surely as one turn holding them all. ``judge_words`` judges
+    the joined text of a conversation's hits by its words alone (a ``Relevance`` or None)."""
+    parts: dict[str, list[str]] = {}
+    for hit in hits:
+        if text := texts.get(hit["message_id"]):
+            parts.setdefault(root_of.get(hit["session_id"], hit["session_id"]), []).append(text)
+    together = {root: judge_words("\n".join(held)) for root, held in parts.items() if len(held) > 1}
+    out = []
+    for hit in hits:
+        joint = together.get(root_of.get(hit["session_id"], hit["session_id"]))
+        own = hit.get("relevance")
+        if joint is not None and (own is None or joint.score > own.score):
+            hit = replace(hit, relevance=joint) if is_dataclass(hit) else {**hit, "relevance": joint}
+        out.append(hit)
+    return out
+
+
+def shown_scores(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows whose relevance score reads in their order: each at most the one above it. Rows come
+    ordered by level, and within a level by the conversation ranking (which weighs more than the
+    one message a score judges), so a later row of the same level can carry a higher message score;
+    it is shown capped at the row above, which keeps it in its level's band (the row above has the
+    same level, so its score is at least that level's threshold)."""
+    ceiling = None
+    for row in rows:
+        relevance = row.get("relevance")
+        if not isinstance(relevance, dict) or "score" not in relevance:
+            continue
+        if ceiling is not None and relevance["score"] > ceiling:
+            relevance["score"] = ceiling
+        ceiling = relevance["score"]
+    return rows
 
 
 ANSWER_CHARS = 120
