@@ -22,6 +22,11 @@ DEMO = {
          ("assistant", "决定用在线迁移：先分批回填，再切换读路径；回滚就是把读路径切回旧列。")],
         [("user", "The deploy script fails with ImportError: No module named yaml"),
          ("assistant", "Add PyYAML to the deploy requirements and pin it; the CI image lacks it.")],
+        [("user", "Why is the product page so slow right after every deploy?"),
+         ("assistant", "The deploy flushes the Redis cache, so every request hits Postgres until the cache "
+                       "is warm again. Warm the cache before switching traffic.")],
+        [("user", "The nightly refund job crashed again"),
+         ("assistant", "It ran out of memory loading every refund at once; it now streams them in batches of 500.")],
     ],
     "bot-ops": [
         [("user", "How do we rotate the QQ bot's access token?"),
@@ -30,11 +35,15 @@ DEMO = {
          ("assistant", "检查反向 WebSocket 的心跳，客户端断线后会自动重连；日志里看 Duplicate X-Self-ID。")],
     ],
 }
+# Each question with the conversation that answers it (its index in DEMO), or None for the one
+# the demo history cannot answer: the result says so instead of offering something unrelated.
 QUERIES = [
-    ("hermes-dev", "how did we plan the schema change without downtime?"),
-    ("hermes-dev", "数据库迁移 回滚"),
-    ("bot-ops", "bot disconnected at night"),
-    ("bot-ops", "怎么轮换QQ机器人的令牌"),  # asked in Chinese, answered in English history
+    ("hermes-dev", "how did we plan the schema change without downtime?", 0),
+    ("hermes-dev", "数据库迁移 回滚", 1),
+    ("hermes-dev", "缓存", 3),  # one Chinese word over English history: "cache", not the refund job's "memory"
+    ("bot-ops", "bot disconnected at night", 1),  # asked in English, answered in Chinese history
+    ("bot-ops", "怎么轮换QQ机器人的令牌", 0),  # asked in Chinese, answered in English history
+    ("bot-ops", "how do I bake sourdough bread at home", None),  # nothing in this project is about it
 ]
 
 
@@ -86,7 +95,7 @@ def run_demo(args: argparse.Namespace, commands: Mapping[str, tuple[str, Any, An
     if not seeded:
         return
     engine = engine_for(home)
-    for project, query in QUERIES:
+    for project, query, _ in QUERIES:
         result = engine.search(parse_search_args({"query": query, "limit": 2}), project=project)
         print(f"\n$ {search_command(home, project, query)}")
         print(render_search(result))

@@ -117,6 +117,7 @@ class SearchEngine:
                     "sessions_in_scope": in_scope}
         translation = translated(pq, req.mode)
         ranking = ranker.rank(self.reader, pq, req.mode, scope, req, translation.concepts)
+        translation = ranker.Translation(ranking.concepts, translation.detail)  # senses weighed by the scope
         texts = ranking.texts
         texts |= self.reader.messages([h.message_id for h in ranking.hits if h.message_id not in texts])
         relevant = ranker.judged(ranking, pq, translation.concepts, smap.root_of)

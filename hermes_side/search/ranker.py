@@ -31,7 +31,7 @@ from .relevance import judge, keyword_list_weight, scope_terms, script_of, trans
 from .request import SearchRequest
 from .results import with_conversation_words
 from .settings import RANKING
-from .translate import Concept, TranslationUnavailable, english_query, translate
+from .translate import Concept, TranslationUnavailable, english_query, translate, weigh_senses
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,7 @@ class Candidates:
     tr: list[Hit]
     sem: list[tuple[int, str]]
     outcome: SemanticOutcome | None
+    concepts: tuple[Concept, ...] = ()  # the query's Chinese words, senses weighed by the scope
 
 
 @dataclass
@@ -108,6 +109,7 @@ class Ranking:
     answers: dict[int, dict[str, Any] | None]  # each asking top hit's answer, looked up once
     conversations: list[tuple[list[str], float]]  # lexical conversation lists and their weights
     coverage: float | None  # the share of the question the scope holds (relevance.scope_terms)
+    concepts: tuple[Concept, ...] = ()  # the query's Chinese words, senses weighed by the scope
 
     @property
     def status(self) -> str | None:
@@ -123,6 +125,7 @@ def rank(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req: S
     """Stages 1–4 (the module's docstring); ``concepts``: the query's Chinese words with their
     English translations, searched as a keyword list of their own (translate.py)."""
     c = gather(reader, pq, mode, scope, req, concepts)
+    concepts = c.concepts
     texts = reader.messages(list({h.message_id: None for h in [*c.kw, *c.tr]} | dict.fromkeys(m for m, _ in c.sem)))
     kw, tr, sem, alias = fold(c.kw, c.tr, c.sem, texts, scope.smap.root_of)
     kw_ids = {h.message_id for h in [*kw, *tr]}
@@ -144,7 +147,7 @@ def rank(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req: S
                 lists.append((lexical_order(result.docs, result.terms, scope.smap.root_of, n), weight))
     coverage = scope_coverage(reader, c.keyword, pq, tr, concepts, texts, scope)
     hits, answers = answered(reader, hits, texts, cosine)
-    return Ranking(hits, c.outcome, texts, answers, lists, coverage)
+    return Ranking(hits, c.outcome, texts, answers, lists, coverage, concepts)
 
 
 def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req: SearchRequest,
@@ -164,6 +167,15 @@ def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req:
         else:
             outcome = semantic_side(*args)
     translated_kw = _keyword(reader, english, filters, scope) if english else None
+    if translated_kw is not None and translated_kw.hits:
+        # A sense the project holds beats one it does not (translate.weigh_senses): searched
+        # again without the words only the senses it lacks give (缓存: "cache", not "memory").
+        found = reader.messages([h.message_id for h in translated_kw.hits])
+        senses = weigh_senses(concepts, [m.text for m in found.values()])
+        if senses != tuple(concepts):
+            concepts = senses
+            english = english_query(pq, concepts)
+            translated_kw = _keyword(reader, english, filters, scope) if english else None
     tr: list[Hit] = translated_kw.hits if translated_kw else []
     sem: list[tuple[int, str]] = []
     if pending is not None:
@@ -174,7 +186,7 @@ def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req:
             sem = _in_time_range(reader, sem, req)
         if not sem and mode == "semantic" and outcome.status not in ("ready", "partial", "indexing"):
             kw = keyword.hits  # the seed's failure table: keyword results still come back
-    return Candidates(keyword, translated_kw, kw, tr, sem, outcome)
+    return Candidates(keyword, translated_kw, kw, tr, sem, outcome, tuple(concepts))
 
 
 def fold(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mapping[int, Message],
@@ -245,19 +257,20 @@ def judged(ranking: Ranking, pq: ParsedQuery, concepts: Sequence[Concept] = (),
     words = pq.highlight_terms()
     script = script_of(pq.text)
     forms = [c.forms for c in concepts]
+    weak = [c.weak for c in concepts] if any(c.weak for c in concepts) else []
     out = []
     for hit in ranking.hits:
         message = ranking.texts.get(hit.message_id)
         relevance = judge(hit.cosine, ranking.baselines, message.text, words, script,
                           keyword_hit=hit.score_source != "semantic", concepts=forms,
-                          coverage=ranking.coverage) if message else None
+                          coverage=ranking.coverage, weak=weak) if message else None
         if relevance is not None:
             out.append(replace(hit, relevance=relevance))
     if root_of is None:
         return out
     return with_conversation_words(
         out, root_of, {mid: m.text for mid, m in ranking.texts.items()},
-        lambda text: judge(None, {}, text, words, script, concepts=forms, coverage=ranking.coverage))
+        lambda text: judge(None, {}, text, words, script, concepts=forms, coverage=ranking.coverage, weak=weak))
 
 
 def scope_coverage(reader: ProfileReader, keyword: KeywordResult, pq: ParsedQuery, tr: Sequence[Hit],

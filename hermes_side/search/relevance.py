@@ -59,19 +59,32 @@ def word_coverage(text: str, terms: Sequence[str]) -> float:
     return sum(_found(t, folded) for t in terms) / len(terms)
 
 
-def translated_coverage(text: str, concepts: Sequence[Sequence[str]]) -> float:
+def translated_coverage(text: str, concepts: Sequence[Sequence[str]],
+                        weak: Sequence[Sequence[str]] = ()) -> float:
     """Share of a Chinese query's words (each with its English translations, ``translate.Concept.forms``)
-    found in ``text`` in either language; an English form must start a word ("art" is not in "start")."""
+    found in ``text`` in either language; an English form must start a word ("art" is not in "start").
+    ``weak`` (parallel to ``concepts``): translations through a sense the project does not hold
+    (``translate.weigh_senses``); a word found only through them counts ``RANKING.weak_sense``, so
+    it cannot make a message a sure answer on its own."""
     if not concepts:
         return 0.0
     folded = fold(text)
     found = 0.0
-    for cjk, english in _concept_patterns(tuple(map(tuple, concepts))):
+    weak_patterns = _concept_patterns(tuple(map(tuple, weak))) if weak else ()
+    for n, (cjk, english) in enumerate(_concept_patterns(tuple(map(tuple, concepts)))):
         if english is not None and english.search(folded):
             found += 1.0
-        elif cjk:
-            found += max(_found(f, folded) for f in cjk)
+            continue
+        own = max((_found(f, folded) for f in cjk), default=0.0)
+        if n < len(weak_patterns) and (pattern := weak_patterns[n][1]) is not None and pattern.search(folded):
+            own = max(own, RANKING.weak_sense)
+        found += own
     return found / len(concepts)
+
+
+def holds_words(folded: str, words: Sequence[str]) -> bool:
+    """Whether folded text holds every one of ``words`` at a word start, inflections included."""
+    return all(re.search(r"\b" + _word_pattern(fold(w)), folded) for w in words)
 
 
 @functools.lru_cache(maxsize=64)
@@ -162,14 +175,15 @@ def scope_terms(keyword, names: bool = False) -> float:
 
 def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms: Sequence[str],
           query_script: str, keyword_hit: bool = False,
-          concepts: Sequence[Sequence[str]] = (), coverage: float | None = None) -> Relevance | None:
+          concepts: Sequence[Sequence[str]] = (), coverage: float | None = None,
+          weak: Sequence[Sequence[str]] = ()) -> Relevance | None:
     """The hit's relevance, or None when nothing says it is related and it must not be shown.
     A hit keyword search found is never dropped (it holds a query word, maybe in a form this
     substring check misses); it can still be "low". A Chinese query's words also count when the
-    message holds their English translations (``concepts``)."""
+    message holds their English translations (``concepts``; through a weak sense, ``weak``, partly)."""
     script = script_of(text)
     meaning = meaning_score(margin_of(cosine, baselines, text, script), script != query_script)
-    words = max(word_coverage(text, terms), translated_coverage(text, concepts))
+    words = max(word_coverage(text, terms), translated_coverage(text, concepts, weak))
     score = max(meaning, words, RANKING.min_shown if keyword_hit else 0.0)
     if score <= 0.0:
         return None

@@ -199,7 +199,10 @@ def render_search(result: dict[str, Any]) -> str:
     name = project.get("name") or project.get("key") or project.get("kind", "")
     levels = [(row.get("relevance") or {}).get("level") for row in result["results"]]
     weak = levels.count("low")
-    lines = [f"{name}: {len(levels) - weak} related, {weak} weak result(s), {result.get('sessions_in_scope', 0)} "
+    related = len(levels) - weak
+    found = f"{related} related, {weak} weak result(s)" if related else (
+        f"nothing related, {weak} weak result(s) only" if weak else "nothing related")
+    lines = [f"{name}: {found}, {result.get('sessions_in_scope', 0)} "
              f"conversation(s) in scope" + (f", semantic {result['semantic_status']}"
                                             if "semantic_status" in result else "")]
     if result.get("message"):

@@ -52,6 +52,11 @@ class Ranking:
     # the translated list alone: 1 → 0.73, 2 → 0.81, 3 → 0.82, 5 → 0.83).
     senses: int = 3
     max_concepts: int = 16
+    # What a Chinese word counts in a message that holds it only through a sense the project's
+    # history does not hold, while another sense it does (translate.weigh_senses: 缓存's "buffer
+    # memory" in a project that talks of a cache): half, so such a word alone never makes a row
+    # high (issue 26), and it still counts for something.
+    weak_sense: float = 0.5
 
     # ---- lists: semantic (semantic.py) --------------------------------------------------------
     # The latent terms of a query cost a second model pass as long as the query: a query of more

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from ..host import deps
 from .query import CJK_CHAR, EN_STOPWORDS, MAX_TERMS, ParsedQuery, fold
+from .relevance import holds_words
 from .settings import RANKING
 
 log = logging.getLogger(__name__)
@@ -64,10 +65,17 @@ _GLOSS_STOP = frozenset(("sb", "sth", "etc", "pr", "lit", "fig", "esp", "oneself
 
 @dataclass(frozen=True)
 class Concept:
-    """One Chinese word of a query and the English words it stands for."""
+    """One Chinese word of a query and the English words it stands for.
+
+    ``phrases``: the dictionary's alternatives for it, each as its content words ("cache",
+    "buffer memory"); ``weak``: words that stand for it only through an alternative the project's
+    history does not hold while another one it does (:func:`weigh_senses`) — not searched, and a
+    message holding only them holds the concept only partly (``RANKING.weak_sense``)."""
 
     source: str
     english: tuple[str, ...]
+    phrases: tuple[tuple[str, ...], ...] = ()
+    weak: tuple[str, ...] = ()
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -111,6 +119,30 @@ def gloss_words(senses: Iterable[str], limit: int | None = None) -> list[str]:
         if taken >= limit:
             break
     return list(words)
+
+
+_ALTERNATIVES = re.compile(r"[;,]")
+
+
+def gloss_phrases(senses: Iterable[str], limit: int | None = None) -> list[tuple[str, ...]]:
+    """The alternatives of a headword's first ``limit`` senses that ``gloss_words`` takes, each as
+    its content words: "(computing) cache/buffer memory" → ("cache",), ("buffer", "memory"). Pure."""
+    limit = RANKING.senses if limit is None else limit
+    out: dict[tuple[str, ...], None] = {}
+    taken = 0
+    for sense in senses:
+        sense = sense.strip()
+        if not sense or _NOTE.match(sense):
+            continue
+        phrases = [tuple(gloss_words([part], 1)) for part in _ALTERNATIVES.split(_BRACKETS.sub(" ", sense))]
+        phrases = [p for p in phrases if p]
+        if not phrases:
+            continue
+        out.update(dict.fromkeys(phrases))
+        taken += 1
+        if taken >= limit:
+            break
+    return list(out)
 
 
 _ENTRY = "\x1e"  # between the entries (readings) of one headword in the raw lexicon
@@ -228,6 +260,13 @@ class Glossary(Mapping[str, str]):
     def __len__(self) -> int:
         return sum(1 for _ in self)
 
+    def phrases(self, key: str) -> tuple[tuple[str, ...], ...]:
+        """The headword's alternatives (:func:`gloss_phrases`), each entry's in file order."""
+        raw = self._raw.get(key)
+        if raw is None:
+            return ()
+        return tuple(dict.fromkeys(p for entry in raw.split(_ENTRY) for p in gloss_phrases(entry.split("/"))))
+
 
 _lock = threading.Lock()
 _glossary: Glossary | None = None
@@ -311,7 +350,9 @@ def concepts_of(pieces: Sequence[str], words: Mapping[str, str]) -> tuple[Concep
         for word in segment(piece[:MAX_PIECE_CHARS], words):
             gloss = words.get(word)
             if gloss and word not in out and CJK_CHAR.search(word) and word not in _FUNCTION_CHARS:
-                out[word] = Concept(word, tuple(gloss.split()))
+                english = tuple(gloss.split())
+                phrases = words.phrases(word) if isinstance(words, Glossary) else (english,)
+                out[word] = Concept(word, english, phrases)
     return tuple(out.values())[:RANKING.max_concepts]
 
 
@@ -332,3 +373,23 @@ def english_query(pq: ParsedQuery, concepts: Sequence[Concept]) -> ParsedQuery |
     if not concepts or not words:
         return None
     return ParsedQuery(text=pq.text, words=tuple(words))
+
+
+def weigh_senses(concepts: Sequence[Concept], texts: Iterable[str]) -> tuple[Concept, ...]:
+    """The concepts weighed by what the project's own history says (``texts``: the messages the
+    translated words found): an alternative one message holds whole ("cache") beats one no
+    message does ("buffer memory", whose "memory" alone finds an out-of-memory refund job). When
+    some alternative of a word is held and others are not, the words only the others give become
+    ``weak``; a word none of whose alternatives is held keeps them all, as there is nothing to
+    tell them apart. So 缓存 finds the cache conversation first in a project that has one. Pure."""
+    joined = [fold(t) for t in texts]
+    out = []
+    for concept in concepts:
+        held = [p for p in concept.phrases if any(holds_words(t, p) for t in joined)]
+        if not held or len(held) == len(concept.phrases):
+            out.append(concept)
+            continue
+        strong = dict.fromkeys(w for p in held for w in p)
+        weak = tuple(w for w in concept.english if w not in strong)
+        out.append(Concept(concept.source, tuple(w for w in concept.english if w in strong), concept.phrases, weak))
+    return tuple(out)
