@@ -54,7 +54,9 @@ class PlainBM25:
         self.db.execute("CREATE VIRTUAL TABLE docs USING fts5(conv UNINDEXED, session UNINDEXED, body,"
                         " tokenize='unicode61 remove_diacritics 2')")
         self.db.executemany("INSERT INTO docs(rowid, conv, session, body) VALUES (?, ?, ?, ?)",
-                            [(mid, t.conv, t.session_id, _cjk_spaced(t.text)) for mid, t in corpus.by_message.items()])
+                            [(mid, corpus.scope(t.conv), t.session_id, _cjk_spaced(t.text))
+                             for mid, t in corpus.by_message.items()])
+        self.scope = corpus.scope
 
     def rank_translated(self, question: str, conv: str) -> list[tuple[int, str]]:
         from hermes_side.search.query import parse_query  # noqa: PLC0415
@@ -68,7 +70,7 @@ class PlainBM25:
         if match is None:
             return []
         rows = self.db.execute("SELECT rowid, session FROM docs WHERE docs MATCH ? AND conv = ?"
-                               " ORDER BY bm25(docs) LIMIT ?", (match, conv, TOP)).fetchall()
+                               " ORDER BY bm25(docs) LIMIT ?", (match, self.scope(conv), TOP)).fetchall()
         return [(int(r[0]), r[1]) for r in rows]
 
 
@@ -92,7 +94,8 @@ class PlainE5:
         self.mids = np.asarray(mids, np.int64)
         turns = [corpus.by_message[m] for m in mids]
         self.sessions = [t.session_id for t in turns]
-        self.rows_of = {c: np.asarray([i for i, t in enumerate(turns) if t.conv == c]) for c in corpus.projects}
+        self.rows_of = {c: np.asarray([i for i, t in enumerate(turns) if corpus.scope(t.conv) == corpus.scope(c)])
+                        for c in corpus.projects}
 
     def scores(self, question: str, conv: str) -> tuple[np.ndarray, np.ndarray]:
         """(row indices of the conversation, cosine of each)."""
