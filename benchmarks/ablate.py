@@ -41,6 +41,9 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     "sem_zero_0": ("meaning from a margin of 0, not 0.01", ["sem_zero=0"]),
     "one_medium": ("one medium threshold (no separate cross-script 0.35)", ["medium_cross_script=0.30"]),
     "conversation_best_hit": ("a conversation by its best message only (3 hits, decay 0.1)", ["conversation_hits=1"]),
+    "level_order_off": ("rows by the conversation ranking alone, not by level first", ["level_order=false"]),
+    "conversation_words_off": ("a row by its own message's words only", ["conversation_words=false"]),
+    "weigh_senses_off": ("every sense of a Chinese word alike (no weighing by the project)", ["weigh_senses=false"]),
 }
 BINARY = {  # the hit/miss metrics tested per question; r@k are fractions and left to the main table
     "en": ("sess@1", "sess@3", "sess@5", "msg@1", "msg@5", "all-low"),

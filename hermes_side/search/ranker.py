@@ -167,7 +167,7 @@ def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req:
         else:
             outcome = semantic_side(*args)
     translated_kw = _keyword(reader, english, filters, scope) if english else None
-    if translated_kw is not None and translated_kw.hits:
+    if translated_kw is not None and translated_kw.hits and RANKING.weigh_senses:
         # A sense the project holds beats one it does not (translate.weigh_senses): searched
         # again without the words only the senses it lacks give (缓存: "cache", not "memory").
         found = reader.messages([h.message_id for h in translated_kw.hits])

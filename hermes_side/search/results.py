@@ -96,7 +96,7 @@ def by_level(hits: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """Hits in the order of their level, each level in the order given (a stable sort): what a
     person reads as the ranking is the label, so a row labelled lower never stands above one
     labelled higher (issue 26), and the ranking's own order decides within a level."""
-    return sorted(hits, key=level_rank)
+    return sorted(hits, key=level_rank) if RANKING.level_order else list(hits)
 
 
 def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str], limit: int,
@@ -128,6 +128,8 @@ def with_conversation_words(hits: Sequence[Mapping[str, Any]], root_of: Mapping[
     holds most of them ("I went to two networking events" … "I met a supplier for the store"),
     and it answers the question as surely as one turn holding them all. ``judge_words`` judges
     the joined text of a conversation's hits by its words alone (a ``Relevance`` or None)."""
+    if not RANKING.conversation_words:
+        return list(hits)
     parts: dict[str, list[str]] = {}
     for hit in hits:
         if text := texts.get(hit["message_id"]):

@@ -57,6 +57,9 @@ class Ranking:
     # memory" in a project that talks of a cache): half, so such a word alone never makes a row
     # high (issue 26), and it still counts for something.
     weak_sense: float = 0.5
+    # Weigh a Chinese word's senses by the scope's history at all (translate.weigh_senses); off:
+    # every sense of the first ``senses`` counts alike, as before issue 26.
+    weigh_senses: bool = True
 
     # ---- lists: semantic (semantic.py) --------------------------------------------------------
     # The latent terms of a query cost a second model pass as long as the query: a query of more
@@ -115,6 +118,13 @@ class Ranking:
     conversation_decay: float = 0.1
     # Other messages of a conversation among the ``limit`` best hits shown in its row ("more").
     more_per_row: int = 2
+    # One order, one label (issue 26): rows stand in the order of their level, the conversation
+    # ranking deciding within a level, before ``limit`` cuts; each conversation shown by its
+    # best-labelled hit. Off: the conversation ranking alone, labels as they fall.
+    level_order: bool = True
+    # A conversation is at least as related as its hits' words together (a conversation *about*
+    # the question spreads its words over several turns; results.with_conversation_words).
+    conversation_words: bool = True
 
     # ---- budgets: as fast as recall allows on a 1M-message profile ----------------------------
     # (benchmarks/README.md, "Constants chosen by measurement"). They decide which messages a big

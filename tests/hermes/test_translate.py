@@ -194,3 +194,38 @@ def test_without_a_home_folder_the_dictionary_is_parsed_and_nothing_is_written(t
     monkeypatch.setattr(translate.Path, "home", classmethod(no_home))
     monkeypatch.setattr(translate, "_glossary", None)
     assert translate.dictionary()["研究"]
+
+
+def test_a_sense_is_its_alternatives_each_as_its_words():
+    assert translate.gloss_phrases(["(computing) cache", "buffer memory"]) == [("cache",), ("buffer", "memory")]
+    assert translate.gloss_phrases(["mission; assignment; task", "CL:項|项[xiang4]"]) == [
+        ("mission",), ("assignment",), ("task",)]
+
+
+CACHE = translate.Concept("缓存", ("cache", "buffer", "memory"), (("cache",), ("buffer", "memory")))
+
+
+def test_the_sense_the_project_holds_beats_the_one_it_does_not():
+    # "memory" alone (a refund job out of memory) does not hold "buffer memory"; "cache" is held whole.
+    texts = ["The deploy flushes the Redis cache every time.", "The refund job ran out of memory."]
+    (weighed,) = translate.weigh_senses([CACHE], texts)
+    assert weighed.english == ("cache",) and weighed.weak == ("buffer", "memory")
+
+
+@pytest.mark.parametrize("texts", [["The refund job ran out of memory."],  # no sense held whole: nothing to weigh
+                                   ["the cache and the buffer memory"]])    # every sense held: all alike
+def test_senses_stay_alike_when_the_history_cannot_tell_them_apart(texts):
+    assert translate.weigh_senses([CACHE], texts) == (CACHE,)
+
+
+def test_a_word_found_only_through_a_weak_sense_is_half_a_word():
+    from hermes_side.search.relevance import judge
+    from hermes_side.search.settings import RANKING
+
+    (weighed,) = translate.weigh_senses([CACHE], ["Redis cache", "out of memory"])
+    weak = judge(None, {}, "The refund job ran out of memory.", [], "cjk", keyword_hit=True,
+                 concepts=[weighed.forms], coverage=1.0, weak=[weighed.weak])
+    sure = judge(None, {}, "The deploy flushes the Redis cache.", [], "cjk", keyword_hit=True,
+                 concepts=[weighed.forms], coverage=1.0, weak=[weighed.weak])
+    assert weak.score == RANKING.weak_sense and weak.level != "high"
+    assert sure.level == "high"
