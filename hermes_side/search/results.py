@@ -202,8 +202,7 @@ def render_search(result: dict[str, Any]) -> str:
     levels = [(row.get("relevance") or {}).get("level") for row in result["results"]]
     weak = levels.count("low")
     related = len(levels) - weak
-    found = f"{related} related, {weak} weak result(s)" if related else (
-        f"nothing related, {weak} weak result(s) only" if weak else "nothing related")
+    found = f"{related} related, {weak} weak result(s)" if related else f"nothing related, {weak} weak result(s)"
     lines = [f"{name}: {found}, {result.get('sessions_in_scope', 0)} "
              f"conversation(s) in scope" + (f", semantic {result['semantic_status']}"
                                             if "semantic_status" in result else "")]

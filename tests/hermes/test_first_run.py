@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +53,25 @@ def test_the_demos_search_lines_work_when_pasted(tmp_path):
                                 timeout=300)
         assert pasted.returncode == 0, line + "\n" + pasted.stderr[-2000:]
         assert "result(s)" in pasted.stdout and "invalid choice" not in pasted.stderr
+
+
+def test_the_demo_finds_each_answer_labelled_as_it_is_and_says_when_nothing_is_related(tmp_path):
+    """Issue 26: the demo's own questions come back with their answer first and not marked weak;
+    the off-topic one answers "nothing related" (real index, real local model)."""
+    from hermes_side.demo import DEMO, QUERIES
+
+    home = tmp_path / "demo-home"
+    env = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"} | {"HERMES_HOME": str(home)}
+    demo = subprocess.run([sys.executable, "-m", "hermes_side", "demo"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    blocks = demo.stdout.split("\n$ ")[1:]
+    assert len(blocks) == len(QUERIES), demo.stdout[-3000:] + demo.stderr[-2000:]
+    for block, (project, query, answer) in zip(blocks, QUERIES, strict=True):
+        assert shlex.quote(query) in block.splitlines()[0], block
+        header, *rows = block.splitlines()[1:]
+        if answer is None:
+            assert header.startswith(f"{project}: nothing related"), block
+            continue
+        first = next(r for r in rows if r.startswith("1. ["))
+        assert re.match(r"1\. \[(high|medium)\] ", first), block
+        assert DEMO[project][answer][0][1][:40] in first, block
