@@ -120,14 +120,17 @@ class SearchEngine:
         translation = ranker.Translation(ranking.concepts, translation.detail)  # senses weighed by the scope
         texts = ranking.texts
         texts |= self.reader.messages([h.message_id for h in ranking.hits if h.message_id not in texts])
-        relevant = ranker.judged(ranking, pq, translation.concepts, smap.root_of)
+        # Labels lead the order in a small project, where the ranking's word statistics say little
+        # (results.shown_scores); there a conversation is as related as its hits' words together.
+        small = len(self.reader.scope_rows(scope)[0]) < RANKING.common_min_scope
+        relevant = ranker.judged(ranking, pq, translation.concepts, smap.root_of if small else None)
         lists = list(ranking.conversations)
         if period := named_period(pq.text):  # a date in the query: conversations held then
             order = conversation_order(relevant, smap.root_of)
             when = {root: texts[hit["message_id"]].timestamp if hit["message_id"] in texts else None
                     for root, hit in order.items()}
             lists.append((in_period(list(order), when, period), 1.0))
-        best = group_by_conversation(relevant, smap.root_of, req.limit, lists)
+        best = group_by_conversation(relevant, smap.root_of, req.limit, lists, labels_lead=small)
         rows = self._rows(best, relevant, ranking, scope, [*pq.highlight_terms(), *translation.english], req.limit)
         out = {**base, "results": shown_scores(rows), "sessions_in_scope": in_scope}
         if notice := pq.notice(req.mode):  # an over-long query: say which part was searched

@@ -40,3 +40,13 @@ def test_a_conversation_about_the_question_is_as_related_as_its_words_together()
 
     out = with_conversation_words(hits, {}, texts, judge_words)
     assert [h["relevance"].level for h in out] == ["high", "high", "low"]  # "b" has one hit: its own
+
+
+def test_where_the_ranking_leads_a_row_never_claims_more_than_the_row_above():
+    rows = [{"relevance": {"level": "low", "score": 0.2}}, {"relevance": {"level": "high", "score": 0.9}}]
+    assert [r["relevance"] for r in shown_scores(rows)] == [{"level": "low", "score": 0.2}] * 2
+
+
+def test_where_the_ranking_leads_rows_keep_its_order():
+    hits = [hit(1, "a", 0.9, "low", 0.2), hit(2, "b", 0.8, "high", 0.9)]
+    assert [r["session_id"] for r in group_by_conversation(hits, {}, 5, labels_lead=False)] == ["a", "b"]
