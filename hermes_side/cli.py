@@ -9,12 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .console import EXIT_FAILED, EXIT_USAGE, fail, int_in, note, warning
 from .errors import RecallError
 from .host import deps
 from .host.profile import current_profile
 from .search.engine import SearchError, engine_for
-from .search.request import MODES, parse_search_args
-from .search.results import render_search
+from .search.request import DEFAULT_MODE, MAX_LIMIT, MIN_LIMIT, MODES, parse_search_args
+from .search.results import render_search, search_notes
 
 
 def _home() -> Path:
@@ -26,10 +27,15 @@ def _setup_search(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--project", help="project id or slug to search in")
     where.add_argument("--session", help="search the project of this session (excluding it)")
-    p.add_argument("--mode", choices=MODES, default="hybrid")
-    p.add_argument("--limit", type=int, default=5)
-    p.add_argument("--after", help="ISO date or span like 7d")
-    p.add_argument("--before", help="ISO date or span like 7d")
+    p.add_argument("--mode", choices=MODES, default=DEFAULT_MODE,
+                   help="hybrid: keywords and meaning together (default); keyword: exact words only; "
+                        "semantic: meaning only (needs the index: hermes recall index)")
+    p.add_argument("--limit", type=int_in(MIN_LIMIT, MAX_LIMIT, "a whole number"), default=5,
+                   metavar=f"{MIN_LIMIT}-{MAX_LIMIT}", help="how many conversations to show (default: 5); "
+                                                            "refused outside the range, as in the chat")
+    p.add_argument("--after", help="only messages after this: a date (2026-11-01, 2026-11-01T14:30) or a span "
+                                   "back from now (24h, 7d, 2w, 3m)")
+    p.add_argument("--before", help="only messages before this, same forms as --after")
     p.add_argument("--json", action="store_true", help="print the raw result object")
 
 
@@ -37,14 +43,19 @@ def _run_search(args: argparse.Namespace) -> None:
     try:
         req = parse_search_args({"query": " ".join(args.query), "mode": args.mode, "limit": args.limit,
                                  "after": args.after, "before": args.before})
-        result = engine_for(_home()).search(req, project=args.project, session_id=args.session)
+        engine = engine_for(_home())
+        if args.session and args.session not in engine.scope_map().rows:
+            fail(f"no session {args.session!r} in this profile (`hermes sessions list` shows the ids)")
+        result = engine.search(req, project=args.project, session_id=args.session)
     except RecallError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        fail(str(exc), EXIT_USAGE if exc.code in ("bad_request", "bad_query", "not_found", "unknown_project",
+                                                  "query_too_long") else EXIT_FAILED)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return
-    print(render_search(result))
+    for line in search_notes(result):
+        note(line)
+    print(render_search(result, notes=False))
 
 
 def _setup_bindings(p: argparse.ArgumentParser) -> None:
@@ -107,6 +118,32 @@ def _projects_provider(home: Path) -> dict[str, list[str]]:
     return {pid: info["session_ids"] for pid, info in project_sessions(home).items()}
 
 
+def project_ids(home: Path, refs: list[str] | None) -> list[str] | None:
+    """``--project`` values (ids or slugs, as everywhere else) as project ids; an unknown one
+    fails with the profile's projects listed by slug and name."""
+    from .stores import hermes_db
+
+    if not refs:
+        return refs
+    try:
+        projects = [p for p in hermes_db.load_projects(home) if not p.get("archived")]
+    except RecallError as exc:
+        fail(str(exc), EXIT_FAILED)
+    found = {ref: hermes_db.find_project(projects, ref) for ref in refs}
+    unknown = [ref for ref, project in found.items() if project is None]
+    if unknown:
+        known = ", ".join(f"{p.get('slug') or p['id']} ({p['name']})" for p in projects) or "none yet"
+        fail(f"no project {', '.join(map(repr, unknown))} in this profile; its projects: {known}")
+    return list(dict.fromkeys(project["id"] for project in found.values() if project))
+
+
+def _run_index(args: argparse.Namespace) -> None:
+    from .embedding import cli as emb_cli
+
+    args.project = project_ids(_home(), getattr(args, "project", None))
+    emb_cli.run_index(args, projects_provider=_projects_provider)
+
+
 def _register_optional() -> None:
     """Subcommands whose modules carry heavier imports register here, when ``hermes recall`` runs.
 
@@ -117,8 +154,7 @@ def _register_optional() -> None:
     if gap is None:
         from .embedding import cli as emb_cli
 
-        SUBCOMMANDS["index"] = ("build or update the embedding index", emb_cli.setup_index,
-                                functools.partial(emb_cli.run_index, projects_provider=_projects_provider))
+        SUBCOMMANDS["index"] = ("build or update the embedding index", emb_cli.setup_index, _run_index)
         SUBCOMMANDS["consent"] = ("show, grant or revoke consent for a remote embedding provider",
                                   emb_cli.setup_consent, emb_cli.run_consent)
     else:
@@ -149,8 +185,7 @@ def _setup_nothing(parser: argparse.ArgumentParser) -> None:
 
 
 def _needs_embedding(args: argparse.Namespace) -> None:
-    print("error: " + deps.missing(deps.SEMANTIC).message(f"hermes recall {args.recall_command}"), file=sys.stderr)
-    sys.exit(2)
+    fail(deps.missing(deps.SEMANTIC).message(f"hermes recall {args.recall_command}"), EXIT_USAGE)
 
 
 def _with_notes(run: Any) -> Any:
@@ -160,9 +195,10 @@ def _with_notes(run: Any) -> Any:
     def run_with_notes(args: argparse.Namespace) -> None:
         problem = deps.hermes_version_problem()
         if problem:
-            print(f"warning: {problem}", file=sys.stderr)
-        if note := deps.features_off_note():
-            print(f"warning: {note}", file=sys.stderr)
+            warning(problem)
+        off = deps.features_off_note()
+        if off and getattr(args, "json", False):  # the text output lists it under "Next:"
+            warning(off)
         run(args)
 
     return run_with_notes

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..console import EXIT_FAILED, fail, warning
 from ..errors import RecallError
 from ..host import deps, features, install
 from ..host.profile import current_profile, profile_at
@@ -183,23 +184,59 @@ def setup_status(parser: argparse.ArgumentParser) -> None:
 
 
 def run_status(args: argparse.Namespace) -> None:
+    """Exit 0 when what is installed works (keyword-only included: missing packages are next steps,
+    not failures); 1 when something present is broken (projects.db unreadable, the index damaged,
+    sessions where recall cannot read them)."""
     profile = current_profile()
     try:
         status = profile_status(profile.home)
-    except Exception as exc:  # e.g. an unreadable projects.db: say so, exit non-zero
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(1)
+    except Exception as exc:  # e.g. a state.db that is not SQLite: say so, exit non-zero
+        fail(str(exc), EXIT_FAILED)
     # The operator's terminal only, on stderr like the other notes (the --json output stays what
     # GET /status returns): which installed copy Hermes loads, and how to reach these commands
     # where Hermes skips `hermes recall` (host/install.py).
-    for warning in install.report(profile.home, discover=True)["warnings"]:
-        print(f"warning: {warning}", file=sys.stderr)
+    for line in install.report(profile.home, discover=True)["warnings"]:
+        warning(line)
     if getattr(args, "json", False):
         print(json.dumps(status, indent=2, ensure_ascii=False))
     else:
-        print(render_status(status, _endpoint(profile.home)))
-    if status["semantic"]["status"] == "unavailable" or status.get("projects_unavailable"):
-        sys.exit(1)
+        print(render_status(status, _endpoint(profile.home), next_steps(status)))
+    if broken(status):
+        sys.exit(EXIT_FAILED)
+
+
+def broken(status: dict[str, Any]) -> bool:
+    """Something that is there does not work (as opposed to something not installed)."""
+    sem = status.get("semantic") or {}
+    if status.get("projects_unavailable") or (status.get("history") or {}).get("state") == "backend_unsupported":
+        return True
+    return sem.get("status") == "unavailable" and not sem.get("missing")
+
+
+def next_steps(status: dict[str, Any]) -> list[str]:
+    """What the operator runs next, one command per line with why (terminal only: the install
+    command names this Python's path, which the API never shows)."""
+    steps: list[str] = []
+    history = (status.get("history") or {}).get("state")
+    if history == "no_db":
+        steps.append("talk to the agent once (`hermes`): recall reads the conversations Hermes records")
+    elif not status.get("projects") and not status.get("projects_unavailable"):
+        steps.append("create a project in Hermes: chats and searches are scoped to projects")
+    sem = status.get("semantic") or {}
+    missing = list(dict.fromkeys([*(sem.get("missing") or []),
+                                  *((status.get("translation") or {}).get("missing") or [])]))
+    gap = deps.missing(missing) if missing else None
+    if gap is not None:
+        steps.append(f"{gap.command}   # {gap.summary}; keyword search works meanwhile")
+    if sem.get("status") == "consent_required":
+        steps.append("hermes recall consent grant   # the remote embedding provider gets no text until you agree")
+    pending = sum(max(0, int(p.get("messages") or 0) - int(p.get("indexed_messages") or 0))
+                  for p in status.get("projects") or [])
+    if gap is None and pending and not sem.get("indexing") and sem.get("status") in ("partial", "ready"):
+        steps.append(f"hermes recall index   # {pending} message(s) not in the semantic index yet")
+    if sem.get("status") == "unavailable" and not sem.get("missing"):
+        steps.append("hermes recall index --rebuild   # the index cannot be read (see above)")
+    return steps
 
 
 def _endpoint(home: Path) -> str | None:
@@ -214,19 +251,49 @@ def _endpoint(home: Path) -> str | None:
         return None
 
 
-def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
-    sem = status["semantic"]
+# The words the terminal uses for a semantic_status value (the JSON keeps the stable value).
+STATE_WORDS = {
+    "ready": "ready",
+    "partial": "partly indexed",
+    "indexing": "indexing now",
+    "consent_required": "waiting for consent",
+    "disabled": "off (embedding.enabled: false in config.yaml)",
+    "unavailable": "unavailable",
+}
+
+
+def _semantic_line(sem: dict[str, Any], endpoint: str | None, projects: list[dict[str, Any]]) -> str:
+    if sem.get("missing") and not sem.get("provider"):
+        return f"Semantic search: not installed ({', '.join(sem['missing'])}); searches use keywords only"
     where = f" at {endpoint}" if endpoint else (" (local, nothing leaves this machine)"
                                                if sem.get("provider") == "local" else "")
+    words = STATE_WORDS.get(sem["status"], sem["status"])
+    if sem["status"] == "partial" and not any(p.get("indexed_messages") for p in projects):
+        words = "not indexed yet"
+    if sem.get("missing"):
+        words = f"not installed ({', '.join(sem['missing'])}); searches use keywords only"
+    consent = {"granted": ", consent given", "required": ", no consent yet"}.get(sem.get("consent"), "")
+    run = ", an index run is in progress" if sem.get("indexing") and sem["status"] != "indexing" else ""
+    name = f"{sem.get('provider')} {sem.get('model') or ''}".rstrip()
+    return f"Semantic search: {name}{where} — {words}{consent}{run}"
+
+
+def _project_line(p: dict[str, Any]) -> str:
+    state = STATE_WORDS.get(p["state"], p["state"])
+    if p["messages"] and not p["indexed_messages"]:
+        state = "not indexed yet"
+    return (f"  {p['name']} ({p['slug'] or p['id']}): {p['indexed_messages']}/{p['messages']} messages indexed, "
+            f"{p['chunks']} chunks, {p['sessions']} sessions — {state}")
+
+
+def render_status(status: dict[str, Any], endpoint: str | None = None, steps: list[str] | None = None) -> str:
+    sem = status["semantic"]
     lines = [f"Profile: {status['profile']}"]
     history = status.get("history") or {}
     if history.get("state") not in (None, "ready"):
         lines.append(f"History: {history.get('detail') or history['state']}")
-    lines += [
-             f"Semantic search: {sem.get('provider') or '-'} {sem.get('model') or ''}{where} - {sem['status']}"
-             + ("" if sem["consent"] in ("not_needed", "-") else f", consent {sem['consent']}")
-             + (", index run in progress" if sem.get("indexing") else "")]
-    if sem.get("detail"):
+    lines.append(_semantic_line(sem, endpoint, status.get("projects") or []))
+    if sem.get("detail") and not sem.get("missing"):
         lines.append(f"  {sem['detail']}")
     tr = status.get("translation")
     if isinstance(tr, dict) and tr.get("status") != "ready":
@@ -240,9 +307,9 @@ def render_status(status: dict[str, Any], endpoint: str | None = None) -> str:
         lines.append(f"Projects: {status['projects_unavailable']} (projects.db); searches answer 'unavailable'")
     elif not status["projects"]:
         lines.append("No projects yet (create one in Hermes; chats and searches are scoped to projects).")
-    for p in status["projects"]:
-        lines.append(f"  {p['name']} ({p['slug'] or p['id']}): {p['indexed_messages']}/{p['messages']} messages "
-                     f"indexed, {p['chunks']} chunks, {p['sessions']} sessions - {p['state']}")
+    lines += [_project_line(p) for p in status["projects"]]
+    if steps:
+        lines += ["Next:", *(f"  {step}" for step in steps)]
     return "\n".join(lines)
 
 

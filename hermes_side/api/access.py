@@ -12,14 +12,12 @@
 from __future__ import annotations
 
 import hmac
-import logging
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..host.config import plugin_enabled, read_env
 from ..host.profile import Profile, named_profile, profile_at, profiles_root
 
-log = logging.getLogger(__name__)
 MIN_KEY_CHARS = 16
 KEY_NAME = "RECALL_API_KEY"
 
@@ -35,6 +33,7 @@ def usable_key(key: str | None) -> bool:
 
 # Compared against when there is no real key to compare with, so a refusal costs the same.
 _DUMMY_KEY = "-" * 48
+_WRONG_LAUNCH_KEY = f"wrong key for the launch profile (its {KEY_NAME})"
 
 
 def _same(token: str, key: str) -> bool:
@@ -84,11 +83,16 @@ class Access:
 
     def profile_for(self, name: str | None, token: str) -> Profile | None:
         """The profile ``token`` opens (``name`` None = the launch profile), or None."""
+        return self.resolve(name, token)[0]
+
+    def resolve(self, name: str | None, token: str) -> tuple[Profile | None, str]:
+        """(the profile ``token`` opens, "") or (None, why not) — the reason is for the server log
+        only (app.py logs it with the request); the caller always gets the same 401."""
         if name is None:
-            return self.launch if _same(token, self._launch_key) else None
+            return (self.launch, "") if _same(token, self._launch_key) else (None, _WRONG_LAUNCH_KEY)
         profile = named_profile(self.root, name)
         if profile is not None and self._is_launch(profile):
-            return self.launch if _same(token, self._launch_key) else None
+            return (self.launch, "") if _same(token, self._launch_key) else (None, _WRONG_LAUNCH_KEY)
         # From here on a wrong key costs the same whether or not the profile exists: a profile
         # that does not exist reads the launch profile's config.yaml and .env in its place and
         # compares the token with a dummy key, so the answer's timing does not tell which
@@ -99,14 +103,10 @@ class Access:
         own = _same(token, key if exists else "")
         shared = _same(token, self._launch_key) and name in self.share_key_with
         if not exists:
-            log.info("recall API: refused /p/%s: no such profile", name)
-            return None
+            return None, f"no profile named {name!r}"
         if not enabled:
-            log.info("recall API: refused /p/%s: project-history-recall is not in that profile's plugins.enabled",
-                     name)
-            return None
+            return None, f"profile {name!r} has not enabled project-history-recall (its plugins.enabled)"
         if own or shared:
-            return profile
-        log.info("recall API: refused /p/%s: wrong key (the profile's own %s in its .env%s)", name, KEY_NAME,
-                 ", or the launch key" if name in self.share_key_with else "; the launch key is not shared with it")
-        return None
+            return profile, ""
+        also = ", or the launch key" if name in self.share_key_with else "; the launch key is not shared with it"
+        return None, f"wrong key for profile {name!r} (it opens with the {KEY_NAME} of its own .env{also})"

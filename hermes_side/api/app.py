@@ -12,6 +12,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -38,6 +39,7 @@ from ..stores import bindings, hermes_db
 from .access import Access
 
 log = logging.getLogger(__name__)
+requests_log = logging.getLogger(__name__ + ".requests")
 MAX_BODY_BYTES = 64 * 1024
 TOO_LARGE = f"request body too large (limit {MAX_BODY_BYTES} bytes)"
 WORKER_THREADS = 8
@@ -80,8 +82,13 @@ def create_app(launch_home: Path, api_key: str, share_key_with: Iterable[str] = 
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         name = request.path_params.get("profile")
-        profile = access.profile_for(name, token.strip()) if scheme.lower() == "bearer" else None
+        if scheme.lower() != "bearer" or not token.strip():
+            profile, why = None, "no 'Authorization: Bearer <key>' header"
+        else:
+            profile, why = access.resolve(name, token.strip())
         if profile is None:
+            # Every refusal is logged with its reason — never the key; the caller gets one 401.
+            log.warning("refused %s %s from %s: %s", request.method, request.url.path, _client(request), why)
             raise ApiError("missing or wrong API key", "unauthorized")
         return profile
 
@@ -119,7 +126,41 @@ def create_app(launch_home: Path, api_key: str, share_key_with: Iterable[str] = 
     app.include_router(router)
     app.include_router(router, prefix="/p/{profile}")
     _error_handlers(app)
+
+    app.add_middleware(RequestLine)
     return app
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+class RequestLine:
+    """One line per request on the serve terminal and in its log file: client, method, path,
+    status, time — never a header, a body or a query string (a search's words stay out of the log).
+    Plain ASGI, so the body streams through untouched (``read_json_body`` caps it)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started, status = time.perf_counter(), 500
+
+        async def send_and_note(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_note)
+        finally:
+            client = (scope.get("client") or ("?",))[0]
+            requests_log.info("%s %s %s → %d in %.0f ms", client, scope["method"], scope["path"], status,
+                              (time.perf_counter() - started) * 1000)
 
 
 def _finish_moves(home: Path) -> None:

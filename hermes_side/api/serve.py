@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import logging.handlers
 import os
-import sys
 from pathlib import Path
 
+from ..console import EXIT_USAGE, fail, int_in
 from ..host.profile import PROFILE_NAME, current_profile
 from .access import KEY_NAME, MIN_KEY_CHARS, env_file_key, usable_key
 
@@ -26,30 +28,55 @@ def _profile_list(value: str) -> list[str]:
 
 def setup_serve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
-    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--port", type=int_in(1, 65535, "a port number"), default=8765,
+                   help="TCP port to listen on (default: 8765; the bot's HISTORY_RECALL_API_URL names it)")
     p.add_argument("--share-key-with", type=_profile_list, default=[], metavar="PROFILE[,PROFILE...]",
                    help="other profiles this profile's key may open under /p/<name> (default: none; "
                         "each profile opens with the RECALL_API_KEY of its own .env)")
-    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
+                   help="what the terminal and the log file show: info (default) = every request and every "
+                        f"refused key; warning = refusals and faults only. The log file: {LOG_FILE}")
 
 
 def run_serve(args: argparse.Namespace) -> None:
     profile = current_profile()
     key = read_api_key(profile.home)
     if not usable_key(key):
-        print(f"error: set {KEY_NAME} (at least {MIN_KEY_CHARS} characters) in the environment or in "
-              f"{profile.env_file}; the recall API never runs without a key", file=sys.stderr)
-        sys.exit(2)
+        fail(f"set {KEY_NAME} (at least {MIN_KEY_CHARS} characters) in the environment or in "
+             f"{profile.env_file}; the recall API never runs without a key", EXIT_USAGE)
     import uvicorn
 
     from .app import create_app
 
     _limit_malloc_arenas()
     shared = list(getattr(args, "share_key_with", []) or [])
-    print(f"recall API for profile '{profile.name}' ({profile.home}) on http://{args.host}:{args.port}"
-          + (f"; its key also opens: {', '.join(shared)}" if shared else ""), file=sys.stderr)
+    log_file = log_to_terminal_and_file(profile.home, args.log_level)
+    logging.getLogger("hermes_side").warning(
+        "recall API for profile '%s' (%s) on http://%s:%s%s; log file %s", profile.name, profile.home, args.host,
+        args.port, f"; its key also opens: {', '.join(shared)}" if shared else "", log_file)
+    # Our own request lines (api/app.py) replace uvicorn's access log: one format, and in the file too.
     uvicorn.run(create_app(profile.home, key, share_key_with=shared), host=args.host, port=args.port,
-                log_level=args.log_level, access_log=args.log_level == "debug")
+                log_level=args.log_level, access_log=False)
+
+
+LOG_FILE = "$HERMES_HOME/logs/recall-api.log"
+LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
+
+
+def log_to_terminal_and_file(home: Path, level: str) -> Path:
+    """The server's own log (requests, refused keys, faults — never a key or a query) on stderr and
+    in ``<home>/logs/recall-api.log`` (rotated at 5 MB, 3 old files kept), beside Hermes' own logs."""
+    path = Path(home) / "logs" / "recall-api.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    logger = logging.getLogger("hermes_side")
+    logger.setLevel(level.upper())
+    logger.propagate = False  # Hermes' root handlers (agent.log) get none of it twice
+    formatter = logging.Formatter(LOG_FORMAT)
+    for handler in (logging.StreamHandler(),
+                    logging.handlers.RotatingFileHandler(path, maxBytes=5 << 20, backupCount=3, encoding="utf-8")):
+        handler.setFormatter(formatter)
+        logger.addHandler(handler)
+    return path
 
 
 def _limit_malloc_arenas() -> None:

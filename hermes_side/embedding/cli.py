@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
+from ..console import EXIT_CONSENT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, fail
 from ..host.profile import current_profile
 from .consent import ALL_PROJECTS, consent_state, read_consent, record_consent, revoke_consent
 from .indexer import IndexProgress, IndexStats, build_index
@@ -24,10 +25,8 @@ from .settings import EmbeddingSettings, SettingsError, load_settings
 
 ProjectsProvider = Callable[[Path], Mapping[str, Sequence[str]]]
 
-EXIT_FAILED = 1
-EXIT_CONFIG = 2
-EXIT_CONSENT = 3
-EXIT_INTERRUPTED = 130
+# hermes_side/console.py: error: lines on stderr, 1 failed, 2 command line or setup, 3 consent, 130 interrupted.
+EXIT_CONFIG = EXIT_USAGE
 
 
 def _home(home: Path | None) -> Path:
@@ -40,15 +39,20 @@ def _profile(profile: str | None) -> str | None:
 
 
 def _fail(message: str, code: int) -> NoReturn:
+    fail(message, code)
+
+
+def _stopped(message: str) -> NoReturn:
+    """Ctrl-C is the operator's choice, not an error: said plainly, exit 130."""
     print(message, file=sys.stderr)
-    sys.exit(code)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def _settings(home: Path) -> EmbeddingSettings:
     try:
         return load_settings(home)
     except SettingsError as exc:
-        _fail(f"Embedding configuration error: {exc}", EXIT_CONFIG)
+        _fail(f"embedding configuration: {exc}", EXIT_CONFIG)
 
 
 def _scope(home: Path, projects: Sequence[str] | None, provider: ProjectsProvider | None):
@@ -56,11 +60,12 @@ def _scope(home: Path, projects: Sequence[str] | None, provider: ProjectsProvide
     if not projects:
         return None, [ALL_PROJECTS]
     if provider is None:
-        _fail("--project needs the plugin's project resolver; run without --project to index everything.", EXIT_CONFIG)
+        _fail("--project needs the plugin's project resolver; run without --project to index everything", EXIT_CONFIG)
     mapping = provider(home)
     unknown = [p for p in projects if p not in mapping]
     if unknown:
-        _fail(f"Unknown project(s): {', '.join(unknown)}. Known: {', '.join(mapping) or 'none'}", EXIT_CONFIG)
+        known = ", ".join(mapping) or "none"
+        _fail(f"no project {', '.join(map(repr, unknown))} in this profile; its projects: {known}", EXIT_CONFIG)
     sessions = sorted({s for p in projects for s in mapping[p]})
     return sessions, list(projects)
 
@@ -68,8 +73,8 @@ def _scope(home: Path, projects: Sequence[str] | None, provider: ProjectsProvide
 # -- index ------------------------------------------------------------------------------------
 
 def setup_index(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--project", action="append", metavar="KEY",
-                        help="index only this project (repeatable); default: every session")
+    parser.add_argument("--project", action="append", metavar="PROJECT",
+                        help="index only this project, by slug or id (repeatable); default: every session")
     parser.add_argument("--rebuild", action="store_true",
                         help="drop this model's vectors and embed everything again")
 
@@ -79,11 +84,11 @@ def run_index(args: argparse.Namespace, *, projects_provider: ProjectsProvider |
     home = _home(home)
     settings = _settings(home)
     if not settings.enabled:
-        _fail("Semantic search is disabled (plugins.project-history-recall.embedding.enabled: false).", EXIT_CONFIG)
+        _fail("semantic search is disabled (plugins.project-history-recall.embedding.enabled: false)", EXIT_CONFIG)
     session_ids, projects = _scope(home, getattr(args, "project", None), projects_provider)
     profile = _profile(profile)
     if consent_state(home, settings, profile, projects) == "required":
-        _fail(f"Indexing with provider '{settings.provider}' sends conversation text to {settings.endpoint}.\n"
+        _fail(f"indexing with provider '{settings.provider}' sends conversation text to {settings.endpoint}.\n"
               f"Confirm first: hermes recall consent grant"
               f"{''.join(' --projects ' + p for p in projects if p != ALL_PROJECTS)}", EXIT_CONSENT)
     stop = threading.Event()
@@ -128,8 +133,7 @@ def _stop_on_sigint(stop: threading.Event):
     try:
         yield
     except KeyboardInterrupt:
-        _fail("\nAborted. Everything embedded so far is saved; run `hermes recall index` to resume.",
-              EXIT_INTERRUPTED)
+        _stopped("\nAborted. Everything embedded so far is saved; run `hermes recall index` to resume.")
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -141,16 +145,15 @@ def _report(stats: IndexStats) -> None:
     if stats.status in ("done", "limited"):
         print(f"Done: {summary}.")
     elif stats.status == "stopped":
-        _fail(f"Stopped after {summary}. Progress is saved; run `hermes recall index` again to resume.",
-              EXIT_INTERRUPTED)
+        _stopped(f"Stopped after {summary}. Progress is saved; run `hermes recall index` again to resume.")
     elif stats.status == "consent_required":
         _fail(stats.detail, EXIT_CONSENT)
     elif stats.status == "corrupt":
-        _fail(f"The embedding index is damaged: {stats.detail}.", EXIT_FAILED)
+        _fail(f"the embedding index is damaged: {stats.detail}", EXIT_FAILED)
     elif stats.status == "busy":
-        _fail("Another index run is in progress for this profile; try again when it finishes.", EXIT_FAILED)
+        _fail("another index run is in progress for this profile; try again when it finishes", EXIT_FAILED)
     else:
-        _fail(f"Indexing failed: {stats.detail}. Finished batches are saved; run again to resume.", EXIT_FAILED)
+        _fail(f"indexing failed: {stats.detail}; finished batches are saved, run again to resume", EXIT_FAILED)
 
 
 # -- consent ----------------------------------------------------------------------------------

@@ -201,8 +201,14 @@ def result_row(hit: Mapping[str, Any], message: Mapping[str, Any], title: str | 
     return row
 
 
-def render_search(result: dict[str, Any]) -> str:
-    """A search result as the terminal shows it (``hermes recall search``, the demo)."""
+def search_notes(result: dict[str, Any]) -> list[str]:
+    """What was not searched, and why (``hermes recall search`` prints these on stderr)."""
+    return [str(result[key]) for key in ("notice", "semantic_detail", "translation_detail") if result.get(key)]
+
+
+def render_search(result: dict[str, Any], *, notes: bool = True) -> str:
+    """A search result as the terminal shows it (``hermes recall search``, the demo); ``notes=False``
+    leaves the ``note:`` lines to the caller (the CLI sends them to stderr)."""
     project = result.get("project") or {}
     name = project.get("name") or project.get("key") or project.get("kind", "")
     levels = [(row.get("relevance") or {}).get("level") for row in result["results"]]
@@ -214,9 +220,8 @@ def render_search(result: dict[str, Any]) -> str:
                                             if "semantic_status" in result else "")]
     if result.get("message"):
         lines.append(result["message"])
-    for key in ("notice", "semantic_detail", "translation_detail"):  # what was not searched, and why
-        if result.get(key):
-            lines.append(f"note: {result[key]}")
+    if notes:
+        lines += [f"note: {line}" for line in search_notes(result)]
     for n, row in enumerate(result["results"], 1):
         level = (row.get("relevance") or {}).get("level") or "-"
         lines.append(f"{n}. [{level}] {row['title'] or '(untitled)'}  [{row['when']}]  {row['link']}"

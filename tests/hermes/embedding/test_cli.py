@@ -43,7 +43,7 @@ def test_unknown_project_and_config_errors_exit_nonzero(history, capsys):
     history.turns("a1", "x")
     with pytest.raises(SystemExit) as err:
         run_index(parse(setup_index, "--project", "nope"), projects_provider=projects, home=history.home)
-    assert err.value.code == 2 and "Unknown project(s): nope" in capsys.readouterr().err
+    assert err.value.code == 2 and "error: no project 'nope'" in capsys.readouterr().err
     write_config(history.home, {"chunk_sise": 3})
     with pytest.raises(SystemExit) as err:
         run_index(parse(setup_index), home=history.home)
