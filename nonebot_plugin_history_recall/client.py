@@ -17,34 +17,31 @@ from urllib.parse import quote
 import httpx
 from nonebot import logger
 
+from . import texts
+from .config import command_names
 from .routing import Endpoint
+
+# The group's sentences, by the API's error code (texts.py; re-exported: handlers and tests use them here).
+from .texts import (  # noqa: F401
+    MSG_BAD_ANSWER,
+    MSG_BAD_REQUEST,
+    MSG_FOLDER_MISSING,
+    MSG_NO_DB,
+    MSG_NOT_FOUND,
+    MSG_NOT_YOURS,
+    MSG_QUERY_TOO_LONG,
+    MSG_REFUSED,
+    MSG_SERVER_ERROR,
+    MSG_SESSION_NOT_FOUND,
+    MSG_TIMEOUT,
+    MSG_UNAUTHORIZED,
+    MSG_UNKNOWN_PROFILE,
+    MSG_UNKNOWN_PROJECT,
+    MSG_UNREACHABLE,
+)
 
 LOG_PREFIX = "[history-recall]"
 _ERROR_TEXT_MAX = 140
-
-MSG_UNREACHABLE = "⚠️ 暂时连不上历史检索服务，请稍后再试。(cannot reach the recall service)"
-MSG_TIMEOUT = "⚠️ 历史检索服务响应超时，请稍后再试。(the recall service timed out)"
-MSG_UNAUTHORIZED = "⚠️ 历史检索服务拒绝了机器人的密钥，请管理员检查配置。(recall API key rejected)"
-MSG_UNKNOWN_PROFILE = "⚠️ 历史检索服务上没有这个 Hermes profile，请管理员检查地址。(unknown profile)"
-MSG_NOT_FOUND = "⚠️ 历史检索服务的地址不对（404）。(recall API route not found)"
-MSG_UNBOUND = "📭 这个群还没有关联项目，管理员可以用 /move <项目> 关联。(this group is not linked to a project yet)"
-MSG_QUERY_TOO_LONG = "⚠️ 问题太长了，精简一下再试。(query too long)"
-MSG_SERVER_ERROR = "⚠️ 历史检索服务出错了，请稍后再试。(recall service error)"
-MSG_UNKNOWN_PROJECT = "⚠️ 没有这个项目，请检查项目名或 slug。(no such project)"
-MSG_FOLDER_MISSING = "⚠️ 这个项目的文件夹在 Hermes 那边不见了，请联系运维。(the project's folder is missing)"
-MSG_NO_DB = "📭 这个 Hermes 还没有任何对话记录。(no conversations yet)"
-MSG_SESSION_NOT_FOUND = "⚠️ 找不到这段对话。(conversation not found)"
-MSG_BAD_REQUEST = "⚠️ 检索服务没看懂这个请求，请检查参数。(bad request)"
-MSG_REFUSED = "⚠️ 历史检索服务拒绝了这个请求。(the recall service refused the request)"
-MSG_RECALL_OFF = (
-    "🔕 本群的历史检索已被管理员关闭，管理员可以用 /recall-on 重新打开。(recall is switched off in this group)"
-)
-MSG_NOT_YOURS = (
-    "⚠️ 这一条不是能确认由你发出的内容，只有管理员可以忘记别人的发言。"
-    "(that result is not one of your own turns; only an admin can forget others')"
-)
-MSG_BAD_ANSWER = "⚠️ 历史检索服务返回了看不懂的内容。(unexpected answer from the recall service)"
-
 
 @dataclass(frozen=True)
 class ApiResult:
@@ -107,8 +104,6 @@ def _error_body(response: httpx.Response) -> tuple[str, str]:
 _BY_CODE = {
     "unauthorized": MSG_UNAUTHORIZED,
     "unknown_profile": MSG_UNKNOWN_PROFILE,
-    "chat_unbound": MSG_UNBOUND,
-    "recall_off": MSG_RECALL_OFF,
     "not_attributable": MSG_NOT_YOURS,
     "query_too_long": MSG_QUERY_TOO_LONG,
     "body_too_large": MSG_QUERY_TOO_LONG,  # the request held more than a query: it is the query
@@ -126,6 +121,10 @@ def _user_message(status: int, code: str, error: str) -> str:
     missing session; it is never shown."""
     if status == 401:
         return MSG_UNAUTHORIZED
+    if code == "chat_unbound":  # these two name a command: the operator's own name for it
+        return texts.unbound(command_names())
+    if code == "recall_off":
+        return texts.recall_off(command_names())
     if code in _BY_CODE:
         return _BY_CODE[code]
     if status >= 500:

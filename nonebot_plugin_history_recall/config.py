@@ -17,8 +17,10 @@ import json
 import re
 from typing import Any
 
-from nonebot import get_plugin_config, logger
+from nonebot import get_driver, get_plugin_config, logger
 from pydantic import BaseModel, Field, field_validator
+
+from .texts import Names
 
 # A command name alconna can match after the command start: no spaces, not empty.
 COMMAND_NAME = re.compile(r"^[^\s/]{1,32}$")
@@ -101,9 +103,10 @@ class Config(BaseModel):
         if isinstance(parsed, list):
             return set(parsed)
         words = [w for w in re.split(r"[,\s]+", value.strip()) if w]
+        # The fix is the operator's own words as JSON (never a made-up id they might paste as is).
         logger.warning(
             f"[history-recall] {info.field_name.upper()} is not a JSON list; read as {words!r}. "
-            f"Write it as JSON, e.g. {info.field_name.upper()}='[\"onebotv11:10001\"]'"
+            f"Write it as JSON: {info.field_name.upper()}='{json.dumps(words, ensure_ascii=False)}'"
         )
         return set(words)
 
@@ -119,3 +122,11 @@ class Config(BaseModel):
 
 
 plugin_config = get_plugin_config(Config)
+
+
+def command_names() -> Names:
+    """The command names every text shows: the operator's names, after NoneBot's command start
+    ("/" when configured, else the first one)."""
+    starts = sorted(get_driver().config.command_start)
+    prefix = "/" if "/" in starts or not starts else starts[0]
+    return Names(prefix, plugin_config.history_recall_move_command, plugin_config.history_recall_status_command)

@@ -3,8 +3,10 @@
 A user who asks too soon is told once how long to wait; further tries inside the same wait get
 silence. Telling once beats silence (the user would think the bot is broken and ask again), and
 staying silent afterwards keeps a spammer from turning the bot into a spammer. Only searches that
-reach the API start a wait: help, usage errors and ``--open`` (a cheap read of a list the group
-already has) do not. Kept in memory: a bot restart forgets every wait, which costs nothing.
+reach the API and are answered start a wait: help, usage errors, ``--open`` (a cheap read of a
+list the group already has) and a search that failed (the service down, a date the API refused)
+do not — the wait starts when the search goes out (so a burst cannot slip through) and is taken
+back when it fails. Kept in memory: a bot restart forgets every wait, which costs nothing.
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ def start(user: str) -> None:
         for key in [k for k, w in _waits.items() if now >= w.until]:
             del _waits[key]
     _waits[user] = _Wait(now + seconds)
+
+
+def cancel(user: str) -> None:
+    """The search ``user`` started did not get an answer: they may try again at once."""
+    _waits.pop(user, None)
 
 
 def reset() -> None:

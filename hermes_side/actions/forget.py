@@ -67,15 +67,19 @@ class Plan:
     copies: int = 0
     first: float | None = None
     last: float | None = None
+    shared_sessions: int | None = None  # member plans only: the chat's sessions no member owns
 
     @property
     def sessions(self) -> list[str]:
         return sorted({sid for _, sid in self.messages})
 
     def summary(self) -> dict[str, Any]:
-        return {"scope": self.scope, "messages": len(self.messages), "user_turns": self.user_turns,
-                "replies": self.replies, "copies": self.copies, "sessions": len(self.sessions),
-                "session_ids": self.sessions, "first": self.first, "last": self.last}
+        out = {"scope": self.scope, "messages": len(self.messages), "user_turns": self.user_turns,
+               "replies": self.replies, "copies": self.copies, "sessions": len(self.sessions),
+               "session_ids": self.sessions, "first": self.first, "last": self.last}
+        if self.shared_sessions is not None:
+            out["shared_sessions"] = self.shared_sessions
+        return out
 
 
 def _in_range(ts: float | None, after: float | None, before: float | None) -> bool:
@@ -188,6 +192,10 @@ def plan_member(home: Path, chat: str, user_id: str, *, after: float | None = No
         sessions = _member_sessions(smap, chat, user_id)
         plan = _collect(conn, smap, sessions, Plan({k: v for k, v in scope.items() if v is not None}),
                         users_only=True, after=after, before=before, only=message_id)
+        # Whether the group also talks in shared sessions (HERMES_SESSION_SHARE_GROUP): turns there
+        # belong to no member, so "nothing of yours" may mean "not attributable" — the bot says which.
+        plan.shared_sessions = sum(1 for sid in chat_service.sessions_of_chat(home, chat)
+                                   if member_from_session_id(sid) is None)
     if message_id is not None and not plan.messages:
         raise ForgetError("that result is not one of your own turns in this group (only turns that can be "
                           "attributed to you can be forgotten by you; an admin can forget others)",

@@ -27,11 +27,12 @@ from nonebot_plugin_alconna import Alconna, Args, Arparma, CommandMeta, Option, 
 from .. import client
 from ..bindings import forget_pending
 from ..client import LOG_PREFIX, ApiResult
-from ..config import plugin_config
+from ..config import command_names, plugin_config
 from ..outbound import send_reply
-from ..render import move_in_group, move_usage, render_move, render_move_not_allowed, render_projects, render_status
+from ..render import render_move, render_move_not_allowed, render_projects, render_status
 from ..routing import Endpoint, find_project, group_admin_projects, resolve_endpoint
-from .common import COMMAND_PRIORITY, ChatContext, chat_context, command_prefix
+from ..texts import move_in_group, move_usage
+from .common import COMMAND_PRIORITY, ChatContext, chat_context
 
 _ADMIN_COMMAND = {
     "use_cmd_start": True,
@@ -88,9 +89,9 @@ async def _list_projects(ctx: ChatContext, chat: str) -> str:
     if not ctx.is_admin:  # the group's own admin: only what the operator opened to this group
         allowed = group_admin_projects(list(data.get("projects") or []), endpoint.move_projects)
         if not allowed:
-            return render_move_not_allowed([], command_prefix(), MOVE)
+            return render_move_not_allowed([], command_names())
         data = {**data, "projects": allowed}
-    return render_projects(data, binding.data, command_prefix(), MOVE)
+    return render_projects(data, binding.data, command_names())
 
 
 async def _group_admin_target(endpoint: Endpoint, ref: str) -> tuple[str | None, str]:
@@ -101,7 +102,7 @@ async def _group_admin_target(endpoint: Endpoint, ref: str) -> tuple[str | None,
     allowed = group_admin_projects(list((projects.data or {}).get("projects") or []), endpoint.move_projects)
     project = find_project(allowed, ref)
     if project is None:
-        return None, render_move_not_allowed(allowed, command_prefix(), MOVE)
+        return None, render_move_not_allowed(allowed, command_names())
     return str(project["id"]), ""  # by id: the server moves to exactly the project that was checked
 
 
@@ -111,7 +112,7 @@ async def handle_move(bot: Bot, event: Event, arp: Arparma) -> None:
     if not _allowed(ctx.can_move, ctx, f"/{MOVE}"):  # the rule already said no; kept as the last word
         await move_cmd.finish()
     if ctx.chat is None:
-        await send_reply(move_in_group(command_prefix(), MOVE))
+        await send_reply(move_in_group(command_names()))
         await move_cmd.finish()
     project = str(arp.all_matched_args.get("project") or "").strip()
     home = arp.find("home")
@@ -119,7 +120,7 @@ async def handle_move(bot: Bot, event: Event, arp: Arparma) -> None:
         await send_reply(await _list_projects(ctx, ctx.chat))
         await move_cmd.finish()
     if not arp.matched or home == bool(project):  # exactly one of <project> and --home
-        await send_reply(move_usage(command_prefix(), MOVE))
+        await send_reply(move_usage(command_names()))
         await move_cmd.finish()
 
     endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nonebot import get_driver
 from nonebot.adapters import Bot, Event
 from nonebot.permission import SUPERUSER
 from nonebot_plugin_alconna.uniseg import SerializeFailed, get_target
@@ -76,9 +75,3 @@ async def chat_context(bot: Bot, event: Event) -> ChatContext:
         and group_role(adapter, event) in GROUP_ADMIN_ROLES
     )
     return ChatContext(adapter, group_id, user_id, is_admin=admin, is_group_admin=group_admin)
-
-
-def command_prefix() -> str:
-    """The command start to show in help texts: "/" when configured, else the first one."""
-    starts = sorted(get_driver().config.command_start)
-    return "/" if "/" in starts or not starts else starts[0]

@@ -28,23 +28,20 @@ from nonebot_plugin_alconna import Alconna, Args, Arparma, CommandMeta, Option, 
 
 from .. import client, last_results
 from ..client import LOG_PREFIX
-from ..config import plugin_config
+from ..config import command_names, plugin_config
 from ..outbound import send_reply
-from ..render import (
+from ..render import forget_done, forget_preview, optout_done, recall_switched
+from ..routing import resolve_endpoint
+from ..texts import (
     BAD_DATE,
     FORGET_ADMIN_ONLY,
     FORGET_CANCELLED,
     FORGET_IN_GROUP,
     FORGET_NOTHING_PENDING,
-    forget_done,
-    forget_preview,
     forget_usage,
     open_unavailable,
-    optout_done,
-    recall_switched,
 )
-from ..routing import resolve_endpoint
-from .common import COMMAND_PRIORITY, ChatContext, chat_context, command_prefix
+from .common import COMMAND_PRIORITY, ChatContext, chat_context
 
 _COMMAND = {
     "use_cmd_start": True,
@@ -100,23 +97,23 @@ def _request(arp: Arparma, ctx: ChatContext, chat: str) -> dict[str, Any] | str:
         if not ctx.can_move:
             return FORGET_ADMIN_ONLY
         if sum(admin_forms) > 1 or ("result" in args):
-            return forget_usage(command_prefix())
+            return forget_usage(command_names())
         if session and (after or before):
-            return forget_usage(command_prefix())
+            return forget_usage(command_names())
         if session:
             return {"scope": "session", "session_id": session}
         if member:
             return {"scope": "member", "user": member, "after": after, "before": before}
         if not (after or before):
-            return forget_usage(command_prefix())
+            return forget_usage(command_names())
         return {"scope": "chat", "after": after, "before": before}
     if "result" in args:
         raw = str(args["result"]).strip()
         hits = last_results.recall_hits(chat)
         if after or before or not raw.isdigit():
-            return forget_usage(command_prefix())
+            return forget_usage(command_names())
         if not 1 <= int(raw) <= len(hits):
-            return open_unavailable(len(hits), command_prefix())
+            return open_unavailable(len(hits), command_names())
         return {"scope": "member", "user": ctx.user_id, "message_id": hits[int(raw) - 1].message_id}
     return {"scope": "member", "user": ctx.user_id, "after": after, "before": before}
 
@@ -127,9 +124,9 @@ async def handle_forget(bot: Bot, event: Event, arp: Arparma) -> None:
     if ctx.chat is None:
         await send_reply(FORGET_IN_GROUP)
         await forget_cmd.finish()
-    prefix = command_prefix()
+    names = command_names()
     if not arp.matched:
-        await send_reply(forget_usage(prefix))
+        await send_reply(forget_usage(names))
         await forget_cmd.finish()
     action = str(arp.all_matched_args.get("action") or "").strip().lower()
     key = (ctx.chat, ctx.user_id)
@@ -149,7 +146,7 @@ async def handle_forget(bot: Bot, event: Event, arp: Arparma) -> None:
             await send_reply(forget_done(result.data or {}, pending.own) if result.ok else result.error)
         await forget_cmd.finish()
     if action:
-        await send_reply(forget_usage(prefix))
+        await send_reply(forget_usage(names))
         await forget_cmd.finish()
     request = _request(arp, ctx, ctx.chat)
     if isinstance(request, str):
@@ -165,7 +162,7 @@ async def handle_forget(bot: Bot, event: Event, arp: Arparma) -> None:
     seconds = plugin_config.history_recall_forget_confirm_seconds
     if data.get("messages"):
         _pending[key] = Pending(request, own, time.monotonic() + seconds)
-    await send_reply(forget_preview(data, own, seconds, prefix))
+    await send_reply(forget_preview(data, own, seconds, names))
     await forget_cmd.finish()
 
 
@@ -177,7 +174,7 @@ async def _switch(bot: Bot, event: Event, enabled: bool, matcher) -> None:
     result = await client.set_recall(resolve_endpoint(ctx.adapter, ctx.group_id), ctx.chat, enabled, ctx.who)
     if result.ok:
         logger.info(f"{LOG_PREFIX} {ctx.who} switched recall {'on' if enabled else 'off'} in {ctx.chat}")
-    await send_reply(recall_switched(result.data or {}, command_prefix()) if result.ok else result.error)
+    await send_reply(recall_switched(result.data or {}, command_names()) if result.ok else result.error)
     await matcher.finish()
 
 
@@ -198,7 +195,7 @@ async def _optout(bot: Bot, event: Event, opted_out: bool, matcher) -> None:
         await matcher.finish()
     endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
     result = await client.set_optout(endpoint, ctx.chat, ctx.user_id, opted_out, ctx.who)
-    await send_reply(optout_done(result.data or {}, command_prefix()) if result.ok else result.error)
+    await send_reply(optout_done(result.data or {}, command_names()) if result.ok else result.error)
     await matcher.finish()
 
 

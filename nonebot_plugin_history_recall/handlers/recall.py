@@ -19,14 +19,15 @@ from nonebot_plugin_alconna import Alconna, Args, Arparma, CommandMeta, MultiVar
 from .. import client, cooldown, last_results
 from ..bindings import ensure_initial_binding
 from ..client import LOG_PREFIX
-from ..config import plugin_config
+from ..config import command_names, plugin_config
 from ..outbound import send_blocks, send_reply
-from ..render import (
+from ..render import CONTEXT_TURNS, context_blocks, result_blocks
+from ..routing import resolve_endpoint
+from ..texts import (
     BAD_DATE,
     BAD_LIMIT,
     BAD_MODE,
     BAD_OPEN,
-    CONTEXT_TURNS,
     DEFAULT_LIMIT,
     DEFAULT_MODE,
     LIMIT_MAX,
@@ -34,15 +35,13 @@ from ..render import (
     MODES,
     OPEN_GONE,
     PRIVATE_CHAT,
-    context_blocks,
+    Names,
     cooldown_text,
     help_text,
     open_unavailable,
-    result_blocks,
     usage_error,
 )
-from ..routing import resolve_endpoint
-from .common import COMMAND_PRIORITY, ChatContext, chat_context, command_prefix
+from .common import COMMAND_PRIORITY, ChatContext, chat_context
 
 recall_cmd = on_alconna(
     Alconna(
@@ -79,17 +78,16 @@ class OpenRequest:
     """1-based number of the result in the group's last list."""
 
 
-def _help(ctx: ChatContext, prefix: str) -> str:
-    return help_text(ctx.is_admin, prefix, can_move=ctx.can_move, cooldown=plugin_config.history_recall_cooldown,
-                     move=plugin_config.history_recall_move_command, status=plugin_config.history_recall_status_command)
+def _help(ctx: ChatContext, names: Names) -> str:
+    return help_text(ctx.is_admin, names, can_move=ctx.can_move, cooldown=plugin_config.history_recall_cooldown)
 
 
-def parse_request(arp: Arparma, ctx: ChatContext, prefix: str) -> RecallRequest | OpenRequest | str:
+def parse_request(arp: Arparma, ctx: ChatContext, names: Names) -> RecallRequest | OpenRequest | str:
     """The validated request, or the text to answer instead (help or a usage error)."""
     if not arp.matched:
         if isinstance(arp.error_info, SpecialOptionTriggered):
-            return _help(ctx, prefix)
-        return usage_error(prefix)
+            return _help(ctx, names)
+        return usage_error(names)
     args = arp.all_matched_args
     query = " ".join(str(part) for part in args.get("query") or ()).strip()
     if "open" in args:
@@ -98,7 +96,7 @@ def parse_request(arp: Arparma, ctx: ChatContext, prefix: str) -> RecallRequest 
             return BAD_OPEN
         return OpenRequest(int(raw))
     if not query:
-        return _help(ctx, prefix)
+        return _help(ctx, names)
     mode = str(args.get("mode", DEFAULT_MODE)).lower()
     if mode not in MODES:
         return BAD_MODE
@@ -111,7 +109,7 @@ def parse_request(arp: Arparma, ctx: ChatContext, prefix: str) -> RecallRequest 
     return RecallRequest(query, mode, limit, str(args.get("after", "")).strip(), str(args.get("before", "")).strip())
 
 
-async def _search(bot: Bot, ctx: ChatContext, chat: str, request: RecallRequest, prefix: str) -> None:
+async def _search(bot: Bot, ctx: ChatContext, chat: str, request: RecallRequest, names: Names) -> None:
     if not ctx.can_move:  # admins are exempt from the cooldown
         wait = cooldown.check(ctx.who)
         if wait == 0:
@@ -129,6 +127,7 @@ async def _search(bot: Bot, ctx: ChatContext, chat: str, request: RecallRequest,
             endpoint, chat, request.query, request.mode, request.limit, request.after, request.before
         )
     if not result.ok:
+        cooldown.cancel(ctx.who)  # no answer, no wait: "try again later" must not be met by a cooldown
         # The server's own sentence is never shown; a refused request with dates is about the dates.
         dated = result.code == "bad_request" and (request.after or request.before)
         await send_reply(BAD_DATE if dated else result.error)
@@ -141,13 +140,13 @@ async def _search(bot: Bot, ctx: ChatContext, chat: str, request: RecallRequest,
         f"{LOG_PREFIX} /recall in {chat}: {len(results)} results "
         f"(mode {request.mode}, semantic {data.get('semantic_status', '-')})"
     )
-    await send_blocks(bot, result_blocks(data, request.query, datetime.now(), prefix), in_group=True)
+    await send_blocks(bot, result_blocks(data, request.query, datetime.now(), names), in_group=True)
 
 
-async def _open(bot: Bot, ctx: ChatContext, chat: str, request: OpenRequest, prefix: str) -> None:
+async def _open(bot: Bot, ctx: ChatContext, chat: str, request: OpenRequest, names: Names) -> None:
     hits = last_results.recall_hits(chat)
     if not 1 <= request.index <= len(hits):
-        await send_reply(open_unavailable(len(hits), prefix))
+        await send_reply(open_unavailable(len(hits), names))
         return
     hit = hits[request.index - 1]
     endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
@@ -168,12 +167,12 @@ async def handle_recall(bot: Bot, event: Event, arp: Arparma) -> None:
     if ctx.chat is None:
         await send_reply(PRIVATE_CHAT)
         await recall_cmd.finish()
-    prefix = command_prefix()
-    request = parse_request(arp, ctx, prefix)
+    names = command_names()
+    request = parse_request(arp, ctx, names)
     if isinstance(request, str):
         await send_reply(request)
     elif isinstance(request, OpenRequest):
-        await _open(bot, ctx, ctx.chat, request, prefix)
+        await _open(bot, ctx, ctx.chat, request, names)
     else:
-        await _search(bot, ctx, ctx.chat, request, prefix)
+        await _search(bot, ctx, ctx.chat, request, names)
     await recall_cmd.finish()

@@ -109,11 +109,13 @@ async def test_admin_sees_status_of_endpoint_binding_and_index(app: App, api: Fa
     row = next(p for p in status["projects"] if p["id"] == binding["project"]["id"])
     assert f"onebotv11:{ROUTED_GROUP}" in text  # the route's label
     assert binding["project"]["name"] in text and binding["project"]["slug"] in text  # bound project
-    assert f"{row['indexed_messages']}/{row['messages']}" in text and f"{row['chunks']} 个片段" in text
-    assert row["chunks"] > 0 and f"consent: {status['semantic']['consent']}" in text
-    assert status["semantic"]["model"] in text and status["semantic"]["status"] in text
+    assert f"{row['indexed_messages']}/{row['messages']}" in text and f"{row['sessions']} 段对话" in text
+    # The API's values in words (texts.py), never raw: "ready" and "consent: not_needed" reach no admin.
+    assert status["semantic"]["status"] == "ready" and "已就绪" in text and "无需授权" in text
+    assert "ready" not in text and "not_needed" not in text and "consent" not in text
+    assert status["semantic"]["model"] in text
     assert "recall.test" not in text and "http" not in text  # the endpoint URL stays in the log
-    assert status["seal"]["closed"] is True and "封印 (Seal)：✅ closed" in text
+    assert status["seal"]["closed"] is True and "隔离：✅" in text
 
 
 async def test_admin_sees_each_open_door_of_the_seal(app: App, api: FakeRecallApi, bot_factory):
@@ -124,8 +126,8 @@ async def test_admin_sees_each_open_door_of_the_seal(app: App, api: FakeRecallAp
     api.route("GET", "/status", json_body=status)
     text = await _reply(app, bot_factory, group_message("/recall-status", user_id=ADMIN_ID))
 
-    assert "⚠️ OPEN — terminal: allowed in chats (chat_tools.allow): runs commands" in text
-    assert "✅ closed" not in text
+    assert "隔离：⚠️ 未完全隔离 — terminal: allowed in chats (chat_tools.allow): runs commands" in text
+    assert "隔离：✅" not in text
 
 
 async def test_status_when_the_server_is_down_says_so(app: App, api: FakeRecallApi, bot_factory):

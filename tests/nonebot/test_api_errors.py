@@ -63,7 +63,7 @@ async def test_wrong_key_gives_one_short_sentence_and_logs_no_secrets(
     api.replay("unauthorized", method="POST", path="/search")
     text = await _recall_reply(app, bot_factory)
 
-    assert "密钥" in text and "key rejected" in text
+    assert "密钥" in text and "refused the key" in text
     _assert_one_short_sentence(text)
     assert any(level == "WARNING" and "401" in msg for level, msg in log_lines)
     assert not any(API_KEY in msg for _, msg in log_lines)

@@ -245,13 +245,18 @@ async def test_help_and_usage_errors_do_not_start_the_cooldown(app: App, api: Fa
     assert "迁移方案" in reply.text
 
 
-async def test_a_failed_search_still_counts_for_the_cooldown(app: App, api: FakeRecallApi, bot_factory, clock):
+async def test_a_failed_search_does_not_start_the_cooldown(app: App, api: FakeRecallApi, bot_factory, clock):
+    """"Try again later" must not be answered by "wait 10 s": a search the service never answered
+    takes its wait back; the one that is answered starts it."""
     api.route("POST", "/search", raises=httpx.ConnectError("refused"))
     first = await _say(app, bot_factory, group_message("/recall 迁移"))
     assert "cannot reach" in first.text
+    api.replay("search_chat")
     second = await _say(app, bot_factory, group_message("/recall 迁移"))
-    assert "秒后再试" in second.text
-    assert len(api.requests) == 1
+    assert "秒后再试" not in second.text and "相关" in second.text
+    third = await _say(app, bot_factory, group_message("/recall 迁移"))
+    assert "秒后再试" in third.text
+    assert len(api.requests) == 2
 
 
 def test_the_oldest_groups_lists_are_forgotten_first(nonebug_init, monkeypatch: pytest.MonkeyPatch):

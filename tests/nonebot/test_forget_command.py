@@ -111,7 +111,7 @@ async def test_forget_a_result_that_is_not_yours_is_refused(app: App, api: FakeR
     api.replay("forget_not_attributable")
     text = await _reply(app, bot_factory, group_message("/forget --result 2"))
     assert api.bodies()[-1]["message_id"] == 9 and api.bodies()[-1]["user"] == str(USER_ID)
-    assert "不是能确认由你发出的内容" in text
+    assert "不能确认是你说的" in text
     assert "--open" in await _reply(app, bot_factory, group_message("/forget --result 5"))  # no such result
 
 

@@ -73,14 +73,15 @@ def test_command_names_are_checked_and_shown_in_the_help(nonebug_init: None):
     from pydantic import ValidationError
 
     from nonebot_plugin_history_recall.config import Config
-    from nonebot_plugin_history_recall.render import help_text, move_usage
+    from nonebot_plugin_history_recall.texts import Names, help_text, move_usage
 
     assert Config(history_recall_move_command="/recall-move").history_recall_move_command == "recall-move"
     with pytest.raises(ValidationError, match="command name"):
         Config(history_recall_move_command="recall move")
-    text = help_text(is_admin=True, move="recall-move", status="rs")
+    text = help_text(is_admin=True, names=Names("/", "recall-move", "rs"))
     assert "/recall-move <项目>" in text and "/rs —" in text and "/move " not in text
-    assert move_usage("/", "recall-move") == "用法：/recall-move <项目 id 或 slug>，或 /recall-move --home"
+    usage = move_usage(Names("/", "recall-move"))
+    assert usage.startswith("用法：/recall-move <项目名或 slug>，或 /recall-move --home")
 
 
 def test_a_plain_admin_list_is_read_with_a_warning_not_a_traceback(tmp_path):

