@@ -13,22 +13,17 @@ require("nonebot_plugin_localstore")
 
 from nonebot.plugin import PluginMetadata, inherit_supported_adapters  # noqa: E402
 
+from .adapters import STORE_ADAPTERS  # noqa: E402
 from .config import Config, plugin_config  # noqa: E402
 from .texts import help_text  # noqa: E402
 
 # Also [project.urls] Homepage of packaging/nonebot/pyproject.toml (tests/packaging keeps them equal).
 HOMEPAGE = "https://github.com/project-history-recall/project-history-recall"
 
-# Alconna's adapters, less those the NoneBot store does not list: the store's publish check
-# (nonebot/noneflow, PluginPublishInfo.supported_adapters_validator) rejects a plugin naming an
-# adapter missing from its list (nonebot/nonebot2 assets/adapters.json5). tests/packaging checks
-# the result against a recorded copy of that list.
-NOT_IN_STORE = frozenset({
-    "nonebot.adapters.bilibili_live", "nonebot.adapters.efchat", "nonebot.adapters.milky",
-    "nonebot.adapters.vocechat", "nonebot.adapters.wxmp", "nonebot.adapters.yunhu",
-})
+# Every adapter alconna (which renders our replies) supports that the NoneBot store lists: the
+# store rejects a name it does not list, and alconna's list can run ahead of the store's.
 _INHERITED = inherit_supported_adapters("nonebot_plugin_alconna")  # None would mean "every adapter"
-SUPPORTED_ADAPTERS = None if _INHERITED is None else _INHERITED - NOT_IN_STORE
+SUPPORTED_ADAPTERS = None if _INHERITED is None else _INHERITED & STORE_ADAPTERS
 
 __plugin_meta__ = PluginMetadata(
     name="项目历史检索 history recall",

@@ -63,6 +63,9 @@ recall_cmd = on_alconna(
 )
 
 
+HELP_WORDS = frozenset({"help", "帮助"})
+
+
 @dataclass(frozen=True)
 class RecallRequest:
     query: str
@@ -95,7 +98,7 @@ def parse_request(arp: Arparma, ctx: ChatContext, names: Names) -> RecallRequest
         if query or not raw.isdigit():
             return BAD_OPEN
         return OpenRequest(int(raw))
-    if not query:
+    if not query or query.lower() in HELP_WORDS:  # the bridge owns /help; ours is /recall help
         return _help(ctx, names)
     mode = str(args.get("mode", DEFAULT_MODE)).lower()
     if mode not in MODES:

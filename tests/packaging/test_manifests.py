@@ -158,3 +158,32 @@ class TestDeps:
         from hermes_side.host import deps
 
         assert deps.hermes_version_problem() is None
+
+
+def _config_fields() -> list[str]:
+    tree = ast.parse((REPO_ROOT / "nonebot_plugin_history_recall" / "config.py").read_text(encoding="utf-8"))
+    config = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Config")
+    return [n.target.id for n in config.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
+
+
+def test_every_bot_setting_is_on_the_store_page_in_both_languages_and_in_env_example():
+    fields = _config_fields()
+    assert len(fields) == 13 and all(f.startswith("history_recall_") for f in fields)
+    page = (NONEBOT_BUILD / "README.md").read_text(encoding="utf-8")
+    example = (REPO_ROOT / ".env.example").read_text(encoding="utf-8")
+    for field in fields:
+        row = next((line for line in page.splitlines() if line.startswith(f"| `{field.upper()}`")), "")
+        assert re.search(r"[\u4e00-\u9fff]", row) and re.search(r"\| [a-z][a-z ]+", row), f"{field}: {row!r}"
+        assert re.search(rf"^{field.upper()}=", example, re.M), field
+    assert "nonebot-plugin-hermes" in page and "HERMES_API_KEY" in page  # the bridge, installed and set up
+
+
+def test_the_plugins_adapter_list_is_the_recorded_store_list():
+    import json
+    import runpy
+
+    recorded = json.loads((REPO_ROOT / "tests" / "packaging" / "store_adapters.json").read_text())
+    module = runpy.run_path(str(REPO_ROOT / "nonebot_plugin_history_recall" / "adapters.py"))
+    assert module["STORE_ADAPTERS"] == frozenset(recorded["module_names"])
+    assert {"nonebot.adapters.milky", "nonebot.adapters.yunhu", "nonebot.adapters.efchat", "nonebot.adapters.vocechat",
+            "nonebot.adapters.wxmp", "nonebot.adapters.bilibili_live"} <= module["STORE_ADAPTERS"]

@@ -163,9 +163,11 @@ def test_python_m_build_makes_a_self_contained_sdist_and_wheel(built):
         members = {m.name.split("/", 1)[1]: m for m in tf.getmembers() if "/" in m.name}
         assert not [n for n, m in members.items() if m.issym() or m.islnk()]
         assert members["LICENSE"].isfile() and b"MIT" in tf.extractfile(members["LICENSE"]).read()
+        assert b"HISTORY_RECALL_API_KEY=" in tf.extractfile(members[".env.example"]).read()
         assert members[f"{MODULE}/__init__.py"].isfile() and members[f"{MODULE}/handlers/admin.py"].isfile()
-    names, headers = wheel_metadata(built["wheel"])
+    names, headers = wheel_metadata(built["wheel"])  # built from the sdist: .env.example came along
     assert f"{MODULE}/__init__.py" in names and headers["Name"] == ["nonebot-plugin-history-recall"]
+    assert f"{MODULE}/.env.example" in names
     assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {MODULE}
 
 
@@ -182,14 +184,8 @@ def test_the_sdist_installs_and_imports(built, tmp_path):
 # noneflow validates a plugin with PluginPublishInfo (src/providers/validation/models.py): the
 # rules below are its field rules; the network lookups (PyPI name, homepage answering 200, the
 # store's adapter list) are replaced by the recorded adapter list.
-STORE_ADAPTERS = frozenset({  # module_name of every adapter in nonebot/nonebot2 assets/adapters.json5
-    "nonebot.adapters.onebot.v11", "nonebot.adapters.ding", "nonebot.adapters.feishu", "nonebot.adapters.telegram",
-    "nonebot.adapters.qq", "nonebot.adapters.kaiheila", "nonebot.adapters.mirai", "nonebot.adapters.onebot.v12",
-    "nonebot.adapters.console", "nonebot.adapters.github", "nonebot.adapters.ntchat", "nonebot.adapters.minecraft",
-    "nonebot.adapters.bilibili", "nonebot_adapter_walleq", "nonebot.adapters.villa", "nonebot.adapters.red",
-    "nonebot.adapters.discord", "nonebot.adapters.satori", "nonebot.adapters.dodo", "nonebot.adapters.rocketchat",
-    "nonebot.adapters.kritor", "nonebot_adapter_tailchat", "nonebot.adapters.mail", "nonebot.adapters.heybox",
-})
+# The store's adapter list as recorded from nonebot/registry adapters.json (source and date in the file).
+STORE_ADAPTERS = frozenset(json.loads((Path(__file__).with_name("store_adapters.json")).read_text())["module_names"])
 PYPI_PACKAGE_NAME = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)  # noneflow constants.py
 PYTHON_MODULE_NAME = re.compile(r"^([A-Z]|[A-Z][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
 
@@ -233,11 +229,15 @@ def test_noneflow_metadata_validation_passes(wheel, tmp_path):
     (line,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     meta = json.loads(line.removeprefix("RESULT "))
     assert noneflow_errors(meta, MODULE, "nonebot-plugin-history-recall") == []
-    assert "nonebot.adapters.onebot.v11" in meta["supported_adapters"]
-    # The check is real: alconna's own list would fail it.
+    # Every adapter alconna supports that the store lists is claimed — milky, yunhu, efchat, vocechat,
+    # wxmp and bilibili_live included (an older list dropped them) — and nothing the store lacks.
     alconna = run(python(env_path), "-c", "from nonebot_plugin_alconna.uniseg.constraint import SupportAdapterModule "
                   "as S; print('\\n'.join(m.value for m in S.__members__.values()))", cwd=tmp_path, env=env)
-    assert noneflow_errors({**meta, "supported_adapters": alconna.stdout.split()}, MODULE, "x") != []
+    assert set(meta["supported_adapters"]) == set(alconna.stdout.split()) & STORE_ADAPTERS
+    assert {f"nonebot.adapters.{a}" for a in ("onebot.v11", "milky", "yunhu", "efchat", "vocechat", "wxmp",
+                                              "bilibili_live")} <= set(meta["supported_adapters"])
+    # The check is real: an adapter outside the store's list fails it.
+    assert noneflow_errors({**meta, "supported_adapters": ["nonebot.adapters.nosuch"]}, MODULE, "x") != []
 
 
 # -- a bot project in nb-cli 1.7's format loads the plugin ------------------------------------------
