@@ -112,23 +112,18 @@ def install_command(reqs: Iterable[str]) -> str:
     return f"{python} -m pip install {args}"
 
 
-def _release(version: str) -> tuple[int, ...]:
-    match = re.match(r"\d+(?:\.\d+)*", version)
-    return tuple(int(p) for p in match.group(0).split(".")) if match else ()
-
-
 def _satisfies(version: str, spec: str) -> bool:
-    """``>=0.19.0,<0.20`` style ranges; numeric release parts only (all Hermes needs here)."""
-    have = _release(version)
-    ops = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-           "<": lambda a, b: a < b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
-    for clause in filter(None, (c.strip() for c in spec.split(","))):
-        op = next(o for o in (">=", "<=", "==", "!=", ">", "<") if clause.startswith(o))
-        want = _release(clause[len(op):].strip())
-        width = max(len(have), len(want))
-        if not ops[op](have + (0,) * (width - len(have)), want + (0,) * (width - len(want))):
-            return False
-    return True
+    """``>=0.19.0,<0.20`` by PEP 440, through ``packaging`` — what Hermes itself depends on (so every
+    Hermes venv has it) and what pip decides with: post releases (``0.22.2.post1``) and release
+    candidates compare as pip would. A version or range it cannot parse passes, as in Hermes' own
+    ``requires_hermes`` gate."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return SpecifierSet(spec).contains(Version(version), prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return True
 
 
 def hermes_version_problem() -> str | None:
