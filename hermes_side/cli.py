@@ -137,6 +137,14 @@ def project_ids(home: Path, refs: list[str] | None) -> list[str] | None:
     return list(dict.fromkeys(project["id"] for project in found.values() if project))
 
 
+def _run_consent(args: argparse.Namespace) -> None:
+    from .embedding import cli as emb_cli
+
+    if getattr(args, "projects", None):
+        args.projects = project_ids(_home(), args.projects)
+    emb_cli.run_consent(args)
+
+
 def _run_index(args: argparse.Namespace) -> None:
     from .embedding import cli as emb_cli
 
@@ -156,7 +164,7 @@ def _register_optional() -> None:
 
         SUBCOMMANDS["index"] = ("build or update the embedding index", emb_cli.setup_index, _run_index)
         SUBCOMMANDS["consent"] = ("show, grant or revoke consent for a remote embedding provider",
-                                  emb_cli.setup_consent, emb_cli.run_consent)
+                                  emb_cli.setup_consent, _run_consent)
     else:
         SUBCOMMANDS["index"] = ("build or update the embedding index (needs numpy)", _setup_nothing, _needs_embedding)
         SUBCOMMANDS["consent"] = ("consent for a remote embedding provider (needs numpy)", _setup_nothing,

@@ -163,7 +163,8 @@ def setup_consent(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="consent_action", metavar="{show,grant,revoke}")
     sub.add_parser("show", help="show the current consent record")
     grant = sub.add_parser("grant", help="allow sending history to the configured remote provider")
-    grant.add_argument("--projects", nargs="+", metavar="KEY", help="project keys (default: all projects)")
+    grant.add_argument("--projects", nargs="+", metavar="PROJECT",
+                       help="only these projects, by slug or id (default: all projects)")
     sub.add_parser("revoke", help="withdraw consent; nothing more is sent")
 
 
