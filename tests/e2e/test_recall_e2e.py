@@ -143,7 +143,7 @@ async def test_groups_recall_only_their_project_and_admin_moves_survive_restarts
         # /recall-status for an admin: the real status contract, nothing internal in the group.
         await ob.send_group_message("/recall-status", group_id=GROUP_A, user_id=ADMIN)
         status = _all_text(await ob.expect_action(timeout=30))
-        assert "「Borealis」" in status and "条消息已向量化" in status and "consent: not_needed" in status
+        assert "「Borealis」" in status and "条消息已建语义索引" in status and "无需授权" in status
         assert api.url not in status and "127.0.0.1" not in status and str(home) not in status
         assert ids["borealis"] not in status and KEY not in status
 
@@ -169,7 +169,7 @@ async def test_chat_essentials_dates_open_projects_superuser_and_cooldown(deploy
     bot.start()
     async with FakeOneBot(bot.ws_url, bot.access_token) as ob:
         # --after / --before reach the search; a bad date gets the API's own sentence.
-        assert "没有找到" in await _recall(ob, GROUP_A, "walrus --after 7d")
+        assert "没有检索到" in await _recall(ob, GROUP_A, "walrus --after 7d")
         old = await _recall(ob, GROUP_A, "walrus --before 2025-06-01")
         assert "【walrus】" in old and "2025年3月1日" in old
         assert "--after / --before" in await _recall(ob, GROUP_A, "walrus --after yesterday")  # our sentence
