@@ -17,6 +17,8 @@ the feature / service     历史检索 /    recall /              —
 project / link / unlink   项目 / 关联 / project / link /      绑定
                           取消关联      unlink
 chats cannot read others  隔离          isolation             封印, seal
+who runs the bot          bot 管理员     bot admins            机器人管理员
+a group's owner/admins    管理员        admins                —
 ========================  ===========  ====================  ===========================
 
 **Rule**: a reply's first line ends with its English gloss in parentheses; further lines (help

@@ -142,7 +142,8 @@ class Readme:
         driver = Path(__file__).with_name("hermes_driver.py")
         out = run(python(self.hermes), driver, "setup", str(self.homes["hermes"].parent / "work"),
                   env=self.env("hermes"), cwd=self.homes["hermes"])
-        return json.loads(out.stdout.strip().splitlines()[-1])
+        (line,) = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
+        return json.loads(line.removeprefix("RESULT "))
 
     def env(self, where: str) -> dict[str, str]:
         env = clean_env() | {"GIT_AUTHOR_NAME": "t", "GIT_COMMITTER_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
