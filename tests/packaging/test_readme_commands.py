@@ -60,7 +60,7 @@ class Rule:
 
 
 RULES = [
-    Rule(r"bash scripts/demo\.sh", "clone", expect="hermes recall search"),
+    Rule(r"bash scripts/demo\.sh", "clone", expect="@session:demo-"),  # a result of its search
     Rule(r"bash scripts/test\.sh", skip="this test is one of the steps of scripts/test.sh"),
     Rule(r"hermes plugins install owner/name/hermes_side --enable", "stock", expect="project-history-recall"),
     Rule(r"<hermes python> -m pip install \"project-history-recall @ git\+<repo url>\"", "hermes"),
@@ -159,7 +159,8 @@ class Readme:
     def substitute(self, command: str) -> str:
         pairs = {
             "owner/name/hermes_side": f"{self.url}#hermes_side",
-            "<repo url>": self.url,
+            # A URL with a host, as a real <repo url> has: pip refuses "name @ git+file:///path" (no netloc).
+            "<repo url>": f"file://localhost{self.clone}",
             "<bot python>": str(python(self.bot)),
             "<hermes python>": str(python(self.hermes)),
             "<id or slug>": "a",  # project "A" of the driver's history
