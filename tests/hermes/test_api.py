@@ -235,7 +235,8 @@ def test_each_profile_opens_with_its_own_key_only(profiles, caplog):
     assert moved.status_code == 401
     assert not (world.home / "profiles" / "work" / "project-history-recall").exists()  # nothing written
     logged = "\n".join(r.getMessage() for r in caplog.records)
-    assert "refused /p/work" in logged  # the operator learns why ...
+    # the operator learns why ...
+    assert "refused GET /p/work/projects from testclient: wrong key for profile 'work'" in logged
     assert KEY not in logged and WORK_KEY not in logged  # ... and no key
 
 

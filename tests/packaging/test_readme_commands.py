@@ -229,6 +229,7 @@ def test_every_readme_command_works_on_a_fresh_clone(tmp_path):
     assert len(ran) >= 12, ran
     # What the NoneBot lines promise: the wheel in dist/, installed with every setting beside it.
     assert (readme.clone / WHEEL).is_file()
-    where = run(python(readme.bot), "-c", "import nonebot_plugin_history_recall as p, pathlib; "
-                "print(pathlib.Path(p.__file__).with_name('.env.example').read_text())", env=clean_env(), cwd="/")
+    where = run(python(readme.bot), "-c", "import importlib.util as u, pathlib; p = u.find_spec("
+                "'nonebot_plugin_history_recall').origin; print(pathlib.Path(p).with_name('.env.example').read_text())",
+                env=clean_env(), cwd="/")
     assert "HISTORY_RECALL_FORGET_CONFIRM_SECONDS" in where.stdout
