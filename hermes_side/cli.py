@@ -17,6 +17,9 @@ from .search.engine import SearchError, engine_for
 from .search.request import DEFAULT_MODE, MAX_LIMIT, MIN_LIMIT, MODES, parse_search_args
 from .search.results import render_search, search_notes
 
+# Error codes that mean recall could not do its work (exit 1), not that the request was wrong (exit 2).
+FAILURES = frozenset({"unavailable", "internal", "busy", "backend_unsupported", "config_unreadable"})
+
 
 def _home() -> Path:
     return current_profile().home
@@ -47,9 +50,8 @@ def _run_search(args: argparse.Namespace) -> None:
         if args.session and args.session not in engine.scope_map().rows:
             fail(f"no session {args.session!r} in this profile (`hermes sessions list` shows the ids)")
         result = engine.search(req, project=args.project, session_id=args.session)
-    except RecallError as exc:
-        fail(str(exc), EXIT_USAGE if exc.code in ("bad_request", "bad_query", "not_found", "unknown_project",
-                                                  "query_too_long") else EXIT_FAILED)
+    except RecallError as exc:  # the request cannot be answered as asked (2), or recall itself failed (1)
+        fail(str(exc), EXIT_FAILED if exc.code in FAILURES else EXIT_USAGE)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return

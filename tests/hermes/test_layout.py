@@ -1,6 +1,6 @@
 """The architecture as the imports draw it: each room imports only rooms below it, and no cycle.
 
-Floors: ``errors``/``text`` (leaves) < ``host`` < ``stores`` < ``scope``, ``embedding`` <
+Floors: ``errors``/``text``/``console`` (leaves) < ``host`` < ``stores`` < ``scope``, ``embedding`` <
 ``search`` < ``actions`` < the surfaces (``api``, ``tools``, ``hooks``, ``demo``) < ``cli``, which
 wires them up. Function-level imports count too: a lazy import is still a dependency.
 """
@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "hermes_side"
-FLOOR = {"errors": 0, "text": 0, "host": 1, "stores": 2, "scope": 3, "embedding": 3, "search": 4,
+FLOOR = {"errors": 0, "text": 0, "console": 0, "host": 1, "stores": 2, "scope": 3, "embedding": 3, "search": 4,
          "actions": 5, "api": 6, "tools": 6, "hooks": 6, "demo": 6, "cli": 7, "__main__": 8}
 
 
