@@ -400,7 +400,9 @@ class TestConfig:
                                                    "detail": features.backend_problem(world.home)}
             assert status["hermes"]["seal_gaps"] == []  # not a missing piece: the guard still decides
             assert features.guard_blind(world.home) in status["seal"]["unverified"]
-            main(["status"])
+            with pytest.raises(SystemExit) as exited:  # recall cannot work here: a script must see it
+                main(["status"])
+            assert exited.value.code == 1
             out = capsys.readouterr().out
             assert "History: Hermes keeps this profile's sessions in postgres, which recall cannot read yet" in out
             assert "the guard cannot tell your CLI session from a chat" in out
