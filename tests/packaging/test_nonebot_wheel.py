@@ -130,7 +130,7 @@ def fresh_checkout(dest: Path) -> Path:
     writes them: tracked (or new, not ignored) files copied; a symlink would become a plain text
     file holding its target — the build must not need one."""
     listed = run("git", "ls-files", "-s", "--", "packaging/nonebot", "nonebot_plugin_history_recall", "LICENSE",
-                 cwd=REPO_ROOT).stdout.splitlines()
+                 ".env.example", cwd=REPO_ROOT).stdout.splitlines()
     others = run("git", "ls-files", "--others", "--exclude-standard", "--", "packaging/nonebot",
                  "nonebot_plugin_history_recall", cwd=REPO_ROOT).stdout.splitlines()
     entries = [(line.split(maxsplit=3)[0], line.split("\t", 1)[1]) for line in listed] + [("100644", o) for o in others]
