@@ -74,6 +74,10 @@ _MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE chunks ADD COLUMN terms BLOB;
     """,
+    # 3: a search reads only its scope's chunks (vectors.py), by session, in id order
+    """
+    CREATE INDEX chunks_by_session ON chunks(model_fingerprint, session_id, id);
+    """,
 )
 
 
@@ -220,13 +224,30 @@ def scope_counts(conn: sqlite3.Connection, fingerprint: str, session_ids: Sequen
     return int(messages), int(chunks)
 
 
-def chunks_after(conn: sqlite3.Connection, fingerprint: str, after_id: int):
-    """Cursor of (id, session_id, message_id, vector, terms) in id order, for the in-memory matrix."""
-    return conn.execute(
-        "SELECT id, session_id, message_id, vector, terms FROM chunks WHERE model_fingerprint = ? AND id > ?"
-        " ORDER BY id",
-        (fingerprint, after_id),
-    )
+_CHUNK_ROWS = "SELECT id, session_id, message_id, vector, terms FROM chunks WHERE model_fingerprint = ?"
+_IN_SESSIONS = " AND session_id IN (SELECT value FROM json_each(?))"
+
+
+def chunks_after(conn: sqlite3.Connection, fingerprint: str, after_id: int, sessions: Iterable[str] | None = None):
+    """Cursor of (id, session_id, message_id, vector, terms) in id order, for the in-memory matrix;
+    ``sessions``: only theirs (a scope's matrix, read through ``chunks_by_session``)."""
+    if sessions is None:
+        return conn.execute(_CHUNK_ROWS + " AND id > ? ORDER BY id", (fingerprint, after_id))
+    return conn.execute(_CHUNK_ROWS + _IN_SESSIONS + " AND id > ? ORDER BY id",
+                        (fingerprint, _ids_json(sorted(sessions)), after_id))
+
+
+def chunks_upto(conn: sqlite3.Connection, fingerprint: str, upto_id: int, sessions: Iterable[str]):
+    """The chunks of ``sessions`` with an id up to ``upto_id``: sessions that joined a loaded scope."""
+    return conn.execute(_CHUNK_ROWS + _IN_SESSIONS + " AND id <= ? ORDER BY id",
+                        (fingerprint, _ids_json(sorted(sessions)), upto_id))
+
+
+def count_chunks(conn: sqlite3.Connection, fingerprint: str, sessions: Iterable[str] | None = None) -> int:
+    if sessions is None:
+        return conn.execute("SELECT COUNT(*) FROM chunks WHERE model_fingerprint = ?", (fingerprint,)).fetchone()[0]
+    return conn.execute("SELECT COUNT(*) FROM chunks WHERE model_fingerprint = ?" + _IN_SESSIONS,
+                        (fingerprint, _ids_json(sorted(sessions)))).fetchone()[0]
 
 
 def generation(conn: sqlite3.Connection) -> int:

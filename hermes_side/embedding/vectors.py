@@ -8,15 +8,20 @@ Scanning: rows are converted to float32 in cache-sized blocks (``_BLOCK``) and s
 alternatives dropped (einsum on bigger blocks, float16 storage), are in benchmarks/README.md,
 "Constants chosen by measurement".
 
-One :class:`VectorIndex` per (embeddings.db, fingerprint) lives for the process and follows the
-database incrementally: rows with a higher chunk id are appended; a bumped ``generation``
-(deletes/replacements) triggers a full reload.
+A search reads only its scope: one :class:`VectorIndex` per (embeddings.db, fingerprint, scope)
+holds the vectors and latent terms of that scope's sessions alone, read through the
+``chunks_by_session`` index, so the first search of a 10k-message project in a 1M-message profile
+reads 10k rows, not 1M, and memory follows the scopes searched, not the profile (the least
+recently searched scopes are dropped past ``CACHE_BYTES``). Each follows the database
+incrementally: rows with a higher chunk id are appended, sessions that join the scope are read
+when they do, and a bumped ``generation`` (deletes/replacements) triggers a full reload.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -28,6 +33,9 @@ from .terms import TermIndex
 # Rows converted to float32 and scored at once: a 1.5 MB block stays in cache.
 _BLOCK = 1024
 _PAGE = 8192
+# Scope matrices kept for the next search: ~10 MB for each 10k messages (int8 vectors and
+# latent terms); past this the least recently searched scopes are read again when asked.
+CACHE_BYTES = 512 * 1024 * 1024
 
 
 def encode(matrix: np.ndarray) -> list[bytes]:
@@ -66,11 +74,13 @@ def score_rows(q8: np.ndarray, scales: np.ndarray, query: np.ndarray, rows: np.n
 
 
 class VectorIndex:
-    """All vectors of one fingerprint, with per-row chunk id, message id and session code."""
+    """The vectors of one fingerprint — of every session, or of a scope's ``sessions`` — with per-row
+    message id and session code."""
 
-    def __init__(self, db_path: Path, fingerprint: str) -> None:
+    def __init__(self, db_path: Path, fingerprint: str, sessions: Iterable[str] | None = None) -> None:
         self.db_path = Path(db_path)
         self.fingerprint = fingerprint
+        self.scope: frozenset[str] | None = None if sessions is None else frozenset(sessions)
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._data_version: int | None = None
@@ -93,26 +103,32 @@ class VectorIndex:
 
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self._q8, self._scales, self._messages, self._session_of)) + self.terms.nbytes
+        with self._lock:
+            return sum(a.nbytes for a in (self._q8, self._scales, self._messages, self._session_of)) + self.terms.nbytes
 
     # -- loading ------------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Bring the matrix up to date with embeddings.db (cheap when nothing changed)."""
+    def refresh(self, sessions: Iterable[str] | None = None) -> None:
+        """Bring the matrix up to date with embeddings.db (cheap when nothing changed); ``sessions``:
+        the scope as it is now, whose sessions not read yet are read (a new conversation)."""
         with self._lock:
             conn = self._connection()
             version = conn.execute("PRAGMA data_version").fetchone()[0]
-            if version == self._data_version and self._generation is not None:
+            joined = frozenset() if self.scope is None or sessions is None else frozenset(sessions) - self.scope
+            if version == self._data_version and self._generation is not None and not joined:
                 return
             conn.execute("BEGIN")
             try:
                 gen = store.generation(conn)
                 if gen != self._generation:
-                    total = conn.execute(
-                        "SELECT COUNT(*) FROM chunks WHERE model_fingerprint = ?", (self.fingerprint,)
-                    ).fetchone()[0]
-                    self._reset(total, store.model_dim(conn, self.fingerprint) or 0)
-                self._load(store.chunks_after(conn, self.fingerprint, self.last_chunk_id))
+                    if self.scope is not None and sessions is not None:
+                        self.scope = frozenset(sessions)  # sessions moved away are not read again
+                    self._reset(store.count_chunks(conn, self.fingerprint, self.scope),
+                                store.model_dim(conn, self.fingerprint) or 0)
+                elif joined:
+                    self._load(store.chunks_upto(conn, self.fingerprint, self.last_chunk_id, joined))
+                    self.scope = self.scope | joined
+                self._load(store.chunks_after(conn, self.fingerprint, self.last_chunk_id, self.scope))
                 self.terms.settle()
                 self._generation = gen
                 self._data_version = version
@@ -134,7 +150,7 @@ class VectorIndex:
             messages = np.fromiter((row[2] for row in page), np.int64, len(page))
             self.terms.append(self.n, [row[4] for row in page])
             self._append(q8, scales, messages, codes)
-            self.last_chunk_id = page[-1][0]
+            self.last_chunk_id = max(self.last_chunk_id, page[-1][0])
 
     def _code(self, session_id: str) -> int:
         code = self.session_codes.get(session_id)
@@ -238,19 +254,35 @@ def _top_messages(scores, messages, session_of, sessions, limit) -> list[tuple[i
         pool = min(len(scores), pool * 4)
 
 
-_INDEXES: dict[tuple[str, str], VectorIndex] = {}
+_INDEXES: OrderedDict[tuple[str, str, str | None], VectorIndex] = OrderedDict()
 _INDEXES_LOCK = threading.Lock()
 
 
-def get_index(db_path: Path, fingerprint: str) -> VectorIndex:
-    """The process-wide matrix for one embeddings.db and fingerprint, refreshed."""
-    key = (str(Path(db_path).resolve()), fingerprint)
+def get_index(db_path: Path, fingerprint: str, scope: str | None = None,
+              sessions: Iterable[str] | None = None) -> VectorIndex:
+    """The matrix of one embeddings.db and fingerprint, refreshed: of the scope named ``scope``
+    (its ``sessions`` as they are now), or without a scope of every session (indexing benchmarks)."""
+    key = (str(Path(db_path).resolve()), fingerprint, scope)
+    members = None if scope is None else frozenset(sessions or ())
     with _INDEXES_LOCK:
         index = _INDEXES.get(key)
         if index is None:
-            index = _INDEXES[key] = VectorIndex(Path(db_path), fingerprint)
-    index.refresh()
+            index = _INDEXES[key] = VectorIndex(Path(db_path), fingerprint, members)
+        _INDEXES.move_to_end(key)
+    index.refresh(members)
+    _evict(keep=key)
     return index
+
+
+def _evict(keep: tuple[str, str, str | None]) -> None:
+    """Drop the least recently searched scopes past ``CACHE_BYTES`` (never the one just read)."""
+    with _INDEXES_LOCK:
+        total = sum(index.nbytes for index in _INDEXES.values())
+        for key in list(_INDEXES):
+            if total <= CACHE_BYTES:
+                break
+            if key != keep:
+                total -= _INDEXES.pop(key).nbytes
 
 
 def drop_indexes() -> None:

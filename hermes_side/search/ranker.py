@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..host import deps
+from ..scope.attribution import identity
 from ..stores.messages import copy_key
 from .answers import with_replies
 from .conversations import lexical_order
@@ -71,8 +72,10 @@ def semantic_side(reader: ProfileReader, text: str, scope: Scope) -> SemanticOut
 
     place = scope.place
     projects = [place.id] if place.kind == "explicit" else [place.kind]
+    # The place's vectors are read once and kept: every session of it, what this search sees or not.
     res = semantic_search(reader.home, text, scope.session_ids, top_k=RANKING.candidates,
-                          profile=reader.profile, projects=projects)
+                          profile=reader.profile, projects=projects,
+                          place=(":".join(identity(place)), scope.place_sessions))
     return SemanticOutcome(res.status, list(res.hits), res.detail, dict(res.baselines))
 
 

@@ -15,6 +15,7 @@ deleted or archived after it was indexed is never shown.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from collections.abc import Iterable
@@ -89,15 +90,22 @@ def semantic_search(
     projects: Iterable[str] = (),
     catch_up: bool = True,
     settings: EmbeddingSettings | None = None,
+    place: tuple[str, Iterable[str]] | None = None,
 ) -> SemanticHits:
     """Best ``top_k`` messages of ``session_ids`` by meaning, best first.
 
     ``projects`` are the project keys of the scope, checked against consent for a remote
     provider. ``catch_up`` lets a local provider index missing messages in the background.
+    ``place``: the scope's name and every session of it, whose vectors are read and kept for the
+    next search (``session_ids`` is what this search may see of them); by default those sessions.
     """
+    scope = list(dict.fromkeys(session_ids))
+    if place is None:
+        digest = hashlib.blake2b("\n".join(sorted(scope)).encode("utf-8", "surrogatepass"), digest_size=16)
+        place = ("sessions:" + digest.hexdigest(), scope)
     try:
-        return _search(Path(home), query, list(dict.fromkeys(session_ids)), top_k, profile,
-                       list(projects), catch_up, settings)
+        return _search(Path(home), query, scope, top_k, profile, list(projects), catch_up, settings,
+                       (place[0], list(place[1])))
     except (SettingsError, ProviderError, hermes_db.NoDatabase) as exc:
         return SemanticHits("unavailable", [], str(exc))
     except Exception as exc:  # the keyword half must still answer; log for the operator
@@ -106,7 +114,7 @@ def semantic_search(
 
 
 def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str | None, projects: list[str],
-            catch_up: bool, settings: EmbeddingSettings | None) -> SemanticHits:
+            catch_up: bool, settings: EmbeddingSettings | None, place: tuple[str, list[str]]) -> SemanticHits:
     settings = settings or load_settings(home)
     if not settings.enabled:
         return SemanticHits("disabled", [], "embedding.enabled is false")
@@ -117,7 +125,7 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str |
     db = open_store_if_exists(home)
     try:
         pending = pending_sessions(state, db, embedder.fingerprint, settings, scope)
-        hits, baselines = _hits(home, state, embedder, query, scope, top_k, settings.latent_terms) \
+        hits, baselines = _hits(home, state, embedder, query, scope, top_k, settings.latent_terms, place) \
             if db is not None and scope else ([], {})
     finally:
         state.close()
@@ -128,9 +136,9 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str |
     return SemanticHits(status, hits, detail, baselines)
 
 
-def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int,
-          latent_terms: bool = True) -> tuple[list[tuple[int, str, float]], dict[str, float]]:
-    index = get_index(store.store_path(home), embedder.fingerprint)
+def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int, latent_terms: bool,
+          place: tuple[str, list[str]]) -> tuple[list[tuple[int, str, float]], dict[str, float]]:
+    index = get_index(store.store_path(home), embedder.fingerprint, place[0], place[1])
     if not len(index) or top_k <= 0:
         return [], {}  # nothing to compare with: do not embed (or send) the query at all
     vector = embedder.embed_query(query)

@@ -66,3 +66,36 @@ def test_chunk_hits_merge_to_messages_by_max_score(home):
     hits = index.search(m[1], ["a"], 5)
     assert [h[0] for h in hits] == [1, 2]
     assert hits[0][2] > 0.99
+
+
+def test_a_scope_reads_only_its_sessions_and_those_that_join_it(home):
+    """A search's matrix holds its scope's vectors alone, whatever the rest of the profile holds
+    (memory follows the project, not the profile); a session that joins the scope later — a new
+    conversation, older chunks included — and new chunks of its sessions are read on the next search."""
+    from hermes_side.embedding.vectors import drop_indexes, get_index
+
+    conn = store.connect(home)
+    m = unit_rows(40)
+    for i in range(30):  # another project's busy history
+        insert(conn, "fp", f"other{i % 3}", 1000 + i, m[i])
+    insert(conn, "fp", "a", 1, m[30])
+    insert(conn, "fp", "b", 2, m[31])
+    insert(conn, "fp", "c", 3, m[32])  # in no scope yet
+    try:
+        index = get_index(store.store_path(home), "fp", "explicit:p1", ["a", "b"])
+        assert len(index) == 2 and index.scope == {"a", "b"}
+        assert [h[0] for h in index.search(m[32], ["a", "b", "c"], 10)] and 3 not in \
+            {h[0] for h in index.search(m[32], ["a", "b", "c"], 10)}
+
+        insert(conn, "fp", "a", 4, m[33])
+        insert(conn, "fp", "other0", 1100, m[34])
+        index = get_index(store.store_path(home), "fp", "explicit:p1", ["a", "b", "c"])
+        assert len(index) == 4  # a's new chunk and c's old one; nothing of the other project
+        assert index.search(m[32], ["a", "b", "c"], 1)[0][0] == 3
+        assert index.search(m[33], ["a"], 1)[0][0] == 4
+
+        store.delete_messages(conn, "fp", [2])  # a reload keeps to the scope as it is now
+        index = get_index(store.store_path(home), "fp", "explicit:p1", ["a", "c"])
+        assert len(index) == 3 and index.scope == {"a", "c"}
+    finally:
+        drop_indexes()
