@@ -9,9 +9,10 @@ common word in a 1M-message state.db (architecture.md measured the same). Instea
    query is bounded whatever is typed;
 2. candidates: a scope small enough is read whole (only rows holding a term cross into Python);
    in a big scope each word asks ``messages_fts`` and each CJK piece of ≥3 characters asks
-   ``messages_fts_trigram`` for its newest matching rowids (capped, no ranking, so cheap), kept
-   if they lie in the scope; CJK pieces of 1–2 characters, which no Hermes index can find, are
-   looked for in the scope's newest messages;
+   ``messages_fts_trigram`` for the scope's newest matching rowids (read newest first within the
+   scope's id range and kept when in the scope until the cap is reached: no ranking, so cheap,
+   and the same whatever other projects hold); CJK pieces of 1–2 characters, which no Hermes
+   index can find, are looked for in the scope's newest messages;
 3. ranking: Okapi BM25 in Python over those candidates, every term weighed by how many of the
    scope's messages hold it — at most a few hits per conversation so one chatty conversation
    cannot crowd out the others.
@@ -43,6 +44,8 @@ from .query import MAX_TERMS, ParsedQuery, cjk_runs, fold, fts_quote, like_patte
 from .settings import RANKING
 
 log = logging.getLogger(__name__)
+
+_FTS_PAGE = 2048  # rowids fetched at a time while a probe looks for the scope's matches
 
 # Every weight and budget below is ``RANKING`` (settings.py), read at call time.
 
@@ -171,10 +174,23 @@ def _read(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters, matche
     return [matcher.doc(r[0], r[1], message_text(r[2])) for r in _rows(conn, ids, filters, needles)]
 
 
-def _fts_rowids(conn: sqlite3.Connection, table: str, match: str, cap: int) -> list[int]:
-    rows = conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
-                        (match, cap)).fetchall()
-    return [r[0] for r in rows]
+def _fts_rowids(conn: sqlite3.Connection, table: str, match: str, cap: int, scope_ids: Sequence[int],
+                in_scope: frozenset[int]) -> list[int]:
+    """The scope's newest ``cap`` messages that match: the index's matches newest first from the
+    scope's newest message down to its oldest, kept when in the scope, until ``cap`` are found.
+    Counted in the scope, never in the profile: the profile's newest matches cut at a fixed number
+    let a busy project push a quiet one's answers out of reach (issue 25: a 10k project kept the
+    same top 5 for 1 of 10 queries once 990k messages of other projects were added)."""
+    if not scope_ids:
+        return []
+    cur = conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?"
+                       " ORDER BY rowid DESC", (match, scope_ids[0], scope_ids[-1]))
+    out: list[int] = []
+    while page := cur.fetchmany(_FTS_PAGE):
+        out += [r[0] for r in page if r[0] in in_scope]
+        if len(out) >= cap:
+            return out[:cap]
+    return out
 
 
 def _needles(terms: Sequence[Term]) -> tuple[list[str], list[str]]:
@@ -291,7 +307,7 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
     probes = [p for p in _probes(query, kept) if not p[2] or set(p[2]) & set(idf)]
     cap = max(RANKING.min_per_probe, RANKING.rowid_budget // max(1, len(probes)))
     in_scope = _scope_id_set(cache, scope_ids)
-    found = [(holds, _fts_rowids(conn, table, match, cap)) for table, match, holds in probes]
+    found = [(holds, _fts_rowids(conn, table, match, cap, scope_ids, in_scope)) for table, match, holds in probes]
     floor = min(idf.values(), default=1.0)
     prescore: dict[int, float] = {}
     for holds, rowids in found:

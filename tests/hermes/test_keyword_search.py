@@ -761,3 +761,31 @@ def test_an_agents_tool_rows_do_not_dilute_which_words_are_common_in_a_scope(wor
     assert len(ids) == 60
     assert {w.lower() for w in result.common_words} == {"zelda"}
     conn.close()
+
+
+@pytest.mark.parametrize("query", ["kestrel canary", "canary rollout", "kestrel"])
+def test_a_projects_answers_do_not_change_when_other_projects_grow(world, ranking, query):
+    """On the FTS path every word's probe is capped; counted in the profile, the cap was filled by
+    whichever project wrote last, and a quiet project lost its answers to a busy one (issue 25: the
+    top 5 of a 10k project stayed the same for 1 of 10 queries once other projects held 990k
+    messages). The cap now counts the scope's own matches: the busy project changes nothing."""
+    from hermes_side.search.engine import SearchEngine
+    from hermes_side.search.request import parse_search_args
+
+    ranking(scan_scope_max=0, rowid_budget=12, min_per_probe=6)  # the FTS path; a cap a busy project fills
+    quiet, busy = world.folder("quiet"), world.folder("busy")
+    pid = world.project("Quiet", quiet)
+    world.project("Busy", busy)
+    for i in range(12):
+        world.session(f"kestrel canary rollout step {i} for the quiet team", "noted", cwd=quiet)
+    engine = SearchEngine(world.home)
+
+    def top() -> list[tuple[str, int]]:
+        out = engine.search(parse_search_args({"query": query, "mode": "keyword", "limit": 5}), project=pid)
+        return [(r["session_id"], r["message_id"]) for r in out["results"]]
+
+    before = top()
+    assert len(before) == 5
+    for i in range(40):
+        world.session(f"kestrel canary rollout {i} of the busy team", "ok", cwd=busy)
+    assert top() == before
