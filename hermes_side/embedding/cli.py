@@ -15,13 +15,15 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from ..console import EXIT_CONSENT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, fail
 from ..host.profile import current_profile
 from .consent import ALL_PROJECTS, consent_state, read_consent, record_consent, revoke_consent
-from .indexer import IndexProgress, IndexStats, build_index
 from .settings import EmbeddingSettings, SettingsError, load_settings
+
+if TYPE_CHECKING:  # the indexer (numpy, the model) is imported when ``index`` runs, not when it is listed
+    from .indexer import IndexProgress, IndexStats
 
 ProjectsProvider = Callable[[Path], Mapping[str, Sequence[str]]]
 
@@ -91,6 +93,8 @@ def run_index(args: argparse.Namespace, *, projects_provider: ProjectsProvider |
         _fail(f"indexing with provider '{settings.provider}' sends conversation text to {settings.endpoint}.\n"
               f"Confirm first: hermes recall consent grant"
               f"{''.join(' --projects ' + p for p in projects if p != ALL_PROJECTS)}", EXIT_CONSENT)
+    from .indexer import build_index
+
     stop = threading.Event()
     with _progress_bar() as update, _stop_on_sigint(stop):
         stats = build_index(home, settings, session_ids=session_ids, projects=projects, profile=profile,

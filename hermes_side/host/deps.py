@@ -17,7 +17,6 @@ dependencies (tests/packaging keeps the two equal).
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import importlib.util
 import re
 import shlex
@@ -128,6 +127,8 @@ def _satisfies(version: str, spec: str) -> bool:
 
 def hermes_version_problem() -> str | None:
     """A sentence when the running Hermes is outside plugin.yaml's ``requires_hermes``."""
+    import importlib.metadata
+
     spec = str(manifest().get("requires_hermes") or "")
     try:
         version = importlib.metadata.version("hermes-agent")

@@ -11,8 +11,12 @@ Pure: callers pass the session rows, the bindings and the projects they already 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ast
+import importlib.util
+import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..stores import hermes_db
@@ -31,11 +35,50 @@ INHERITING_SOURCES = frozenset({"subagent", "tool", ""})
 
 
 def _non_messaging() -> frozenset[str]:
+    surfaces = _official_non_messaging()
+    if surfaces is None:
+        return UPSTREAM_NON_MESSAGING
+    return frozenset(str(s).strip().lower() for s in surfaces)
+
+
+def _official_non_messaging() -> Iterable[str] | None:
+    """Hermes' ``NON_MESSAGING_SESSION_SURFACES``, or None on a Hermes without it. Inside Hermes
+    the module is loaded already; elsewhere (``hermes recall search``, ``python -m hermes_side``)
+    the constant is read from the module's source: importing ``gateway`` pulls in the agent and
+    ``requests``, 37 % of a keyword CLI search's start, for one set of words."""
+    module = sys.modules.get("gateway.session_context")
+    if module is not None:
+        return getattr(module, "NON_MESSAGING_SESSION_SURFACES", None)
+    try:
+        spec = importlib.util.find_spec("gateway")  # a top-level package: found, not imported
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    source = Path(next(iter(spec.submodule_search_locations))) / "session_context.py"
+    try:
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        tree = None
+    for node in tree.body if tree is not None else ():
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
+            node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(target, ast.Name) and target.id == "NON_MESSAGING_SESSION_SURFACES" and node.value:
+            value = node.value
+            if isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
+                value = value.args[0]  # frozenset({...})
+            try:
+                return ast.literal_eval(value)
+            except ValueError:
+                break  # not a literal: ask the module itself
+    else:
+        if tree is not None:
+            return None  # the module has no such constant (Hermes 0.19)
     try:
         from gateway.session_context import NON_MESSAGING_SESSION_SURFACES
     except ImportError:
-        return UPSTREAM_NON_MESSAGING
-    return frozenset(str(s).strip().lower() for s in NON_MESSAGING_SESSION_SURFACES)
+        return None
+    return NON_MESSAGING_SESSION_SURFACES
 
 
 # Where the operator types: the terminal CLI, the TUI, the desktop app, an editor over ACP, and
