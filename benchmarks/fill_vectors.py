@@ -11,6 +11,11 @@ searches report ``ready`` and never start a catch-up. Retrieval quality must nev
 on such a home; use a copy of the synth home, not a real profile.
 
     .venv/bin/python benchmarks/fill_vectors.py --home benchmarks/out/synth1m_vec --bucket 100k
+    .venv/bin/python benchmarks/fill_vectors.py --home benchmarks/out/synth1m_vec --all
+
+``--all`` gives every eligible message of the profile a vector (what a year of busy projects
+leaves in embeddings.db), so a benchmark can show what a search in one project reads of it; the
+latent terms are then those of the sampled real messages, each row taking one sample's terms.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ def main() -> None:
     ap.add_argument("--home", type=Path, required=True)
     ap.add_argument("--bucket", default="100k", help="scope bucket of synth_manifest.json")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--all", action="store_true", help="every eligible message of the profile, not one bucket")
     args = ap.parse_args()
     home = args.home.resolve()
     os.environ["HERMES_HOME"] = str(home)
@@ -43,14 +49,21 @@ def main() -> None:
     from hermes_side.search.engine import SearchEngine
     from hermes_side.stores.messages import MESSAGES_FROM, eligible_sql, message_text
 
-    project = json.loads((home / "synth_manifest.json").read_text())["buckets"][args.bucket]
     engine = SearchEngine(home)
-    sessions = sorted(engine.scope_map().sessions_in({"kind": "explicit", "id": project}))
-    with engine.leased() as conn:
-        rows = conn.execute(
-            f"SELECT m.id, m.session_id {MESSAGES_FROM}"
-            f" WHERE {eligible_sql(conn)}"
-            " AND m.session_id IN (SELECT value FROM json_each(?)) ORDER BY m.id", (json.dumps(sessions),)).fetchall()
+    if args.all:
+        project = "the whole profile"
+        with engine.leased() as conn:
+            rows = conn.execute(f"SELECT m.id, m.session_id {MESSAGES_FROM} WHERE {eligible_sql(conn)}"
+                                " ORDER BY m.id").fetchall()
+    else:
+        project = json.loads((home / "synth_manifest.json").read_text())["buckets"][args.bucket]
+        sessions = sorted(engine.scope_map().sessions_in({"kind": "explicit", "id": project}))
+        with engine.leased() as conn:
+            rows = conn.execute(
+                f"SELECT m.id, m.session_id {MESSAGES_FROM}"
+                f" WHERE {eligible_sql(conn)}"
+                " AND m.session_id IN (SELECT value FROM json_each(?)) ORDER BY m.id",
+                (json.dumps(sessions),)).fetchall()
     settings = load_settings(home)
     embedder = make_embedder(home, settings)
     fingerprint = embedder.fingerprint
@@ -61,6 +74,7 @@ def main() -> None:
             "SELECT content FROM messages WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps([rows[i][0] for i in sample]),))]
     freq = term_frequencies(embedder, texts)
+    real_terms = embedder.embed_terms(texts) if args.all else None  # each row takes one sample's terms
     db = store.connect(home)
     t0 = time.time()
     try:
@@ -68,8 +82,11 @@ def main() -> None:
             part = rows[start:start + 5000]
             vecs = rng.standard_normal((len(part), 384)).astype(np.float32)
             vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-            term_blobs = [encode_terms(rng.choice(len(freq), TERMS_PER_TEXT, replace=False, p=freq),
-                                       rng.random(TERMS_PER_TEXT) + 0.01) for _ in part]
+            if real_terms:
+                term_blobs = [real_terms[i] for i in rng.integers(0, len(real_terms), len(part))]
+            else:
+                term_blobs = [encode_terms(rng.choice(len(freq), TERMS_PER_TEXT, replace=False, p=freq),
+                                           rng.random(TERMS_PER_TEXT) + 0.01) for _ in part]
             chunk_rows = [store.ChunkRow(sid, mid, 0, SYNTHETIC, blob, terms)
                           for (mid, sid), blob, terms in zip(part, encode(vecs), term_blobs, strict=True)]
             marks: dict[str, int] = {}
@@ -78,7 +95,8 @@ def main() -> None:
             store.write_batch(db, fingerprint, 384, chunk_rows, [], marks, chunker_key(settings))
     finally:
         db.close()
-    print(f"{len(rows)} messages of {project} ({args.bucket}) given random vectors in {time.time() - t0:.1f} s")
+    which = "all" if args.all else args.bucket
+    print(f"{len(rows)} messages of {project} ({which}) given random vectors in {time.time() - t0:.1f} s")
 
 
 def term_frequencies(embedder, texts: list[str]) -> np.ndarray:

@@ -1,0 +1,163 @@
+"""What a search costs as the profile grows around a project, in one run (issue 25).
+
+    .venv/bin/python benchmarks/synth.py --home benchmarks/out/synth1m --messages 1000000 --conversations 5000
+    .venv/bin/python benchmarks/fill_vectors.py --home benchmarks/out/synth1m --all
+    .venv/bin/python benchmarks/bench_scale.py --home benchmarks/out/synth1m [--base COMMIT] [--json out.json]
+
+On a home made by ``synth.py`` whose every message has a (random) vector (``fill_vectors.py
+--all``: what a year of busy projects leaves in embeddings.db, without embedding a million texts):
+
+1. **first search**: one hybrid search in the ``--first`` bucket's project in a fresh process, wall
+   time and peak RSS (``ru_maxrss``), ``--rounds`` processes; with ``--base COMMIT`` the same
+   for that commit (a temporary git worktree), alternating base / head;
+2. **warm** keyword and hybrid p50/p95 per bucket (``bench_latency.time_engine``: the tool's path);
+3. **keyword vs Hermes**: the English queries of each bucket through the tool (keyword, in the
+   bucket's project) and Hermes' own unscoped ``SessionDB.search_messages``, alternating query by
+   query so that the machine's load falls on both columns alike.
+
+The load average is printed with each part. Hybrid vs deja-vu on LoCoMo is ``bench_locomo.py
+--methods hybrid deja`` (benchmarks/README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+FIRST = """
+import json, resource, sys, time
+from pathlib import Path
+t0 = time.perf_counter()
+from hermes_side.search.engine import SearchEngine
+from hermes_side.search.request import parse_search_args
+engine = SearchEngine(Path(sys.argv[1]))
+out = engine.search(parse_search_args({"query": sys.argv[3], "mode": "hybrid", "limit": 5}), project=sys.argv[2])
+wall = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"wall_s": round(wall, 2), "peak_rss_mb": round(peak),
+                  "status": out.get("semantic_status"), "results": len(out["results"])}))
+"""
+
+
+def load_avg() -> float:
+    return round(os.getloadavg()[0], 1)
+
+
+def first_search(checkout: Path, home: Path, pid: str, query: str) -> dict:
+    env = {**os.environ, "HERMES_HOME": str(home), "PYTHONPATH": str(checkout)}
+    done = subprocess.run([sys.executable, "-c", FIRST, str(home), pid, query], capture_output=True, text=True,
+                          env=env, cwd=checkout, timeout=600)
+    if done.returncode:
+        raise SystemExit(f"first search in {checkout} failed: {done.stderr[-800:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def first_searches(home: Path, pid: str, query: str, rounds: int, base: str | None) -> dict:
+    checkouts = {"head": ROOT}
+    tmp = None
+    if base:
+        tmp = tempfile.mkdtemp(prefix="bench-scale-")
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", f"{tmp}/base", base], check=True,
+                       capture_output=True)
+        checkouts = {"base": Path(tmp) / "base", "head": ROOT}
+    try:
+        runs: dict[str, list[dict]] = {name: [] for name in checkouts}
+        for _ in range(rounds):
+            for name, checkout in checkouts.items():
+                runs[name].append({**first_search(checkout, home, pid, query), "load": load_avg()})
+                print(f"  first search ({name}): {runs[name][-1]}", file=sys.stderr)
+        return runs
+    finally:
+        if tmp:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", f"{tmp}/base"],
+                           capture_output=True)
+
+
+def english(text: str) -> bool:
+    return not re.search(r"[\u3400-\u9fff]", text)
+
+
+def keyword_vs_hermes(engine, db, queries: list[dict], pid: str) -> dict:
+    """The tool's keyword search in ``pid`` and Hermes' unscoped search_messages, alternating."""
+    from bench_latency import summary
+
+    from hermes_side.search.request import parse_search_args
+
+    times: dict[str, list[float]] = {"tool": [], "hermes": []}
+    for i, q in enumerate(queries):
+        for arm in (("tool", "hermes") if i % 2 else ("hermes", "tool")):
+            t0 = time.perf_counter()
+            if arm == "tool":
+                engine.search(parse_search_args({"query": q["text"], "mode": "keyword", "limit": 3}), project=pid)
+            else:
+                db.search_messages(q["text"], limit=10)
+            times[arm].append((time.perf_counter() - t0) * 1000)
+    return {arm: summary(t) for arm, t in times.items()}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--home", type=Path, required=True)
+    ap.add_argument("--first", default="10k", help="the bucket of the first search")
+    ap.add_argument("--rounds", type=int, default=2, help="fresh processes per checkout for the first search")
+    ap.add_argument("--base", help="an earlier commit to measure the first search of, alternating")
+    ap.add_argument("--buckets", default="10k,100k")
+    ap.add_argument("--max-queries", type=int, default=60, help="queries per bucket and mode")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    home = args.home.resolve()
+    os.environ["HERMES_HOME"] = str(home)
+    sys.path.insert(1, str(ROOT))
+    from bench_latency import load, time_engine
+    from hermes_state import SessionDB
+
+    from hermes_side.embedding import store
+    from hermes_side.search.engine import SearchEngine
+
+    store.connect(home).close()  # the store's migrations run here, not inside a timed search
+    manifest, queries = load(home)
+    buckets = {b: manifest["buckets"][b] for b in args.buckets.split(",") if b in manifest["buckets"]}
+    report: dict = {"messages": manifest["totals"]["messages"], "bucket_sizes": manifest["bucket_sizes"],
+                    "cores": os.cpu_count()}
+    pid = manifest["buckets"][args.first]
+    probe = next(q["text"] for q in queries if pid in q["projects"] and english(q["text"]))
+    report["first_search"] = first_searches(home, pid, probe, args.rounds, args.base)
+    engine = SearchEngine(home)
+    rows = []
+    for name, bucket_pid in buckets.items():
+        qs = [q for q in queries if bucket_pid in q["projects"]][: args.max_queries]
+        for mode in ("keyword", "hybrid"):
+            r = time_engine(engine, qs, bucket_pid, mode)
+            rows.append({"scope": name, "messages": manifest["bucket_sizes"][name], "mode": mode, **r,
+                         "load": load_avg()})
+            print(f"  {name} {mode}: {rows[-1]}", file=sys.stderr)
+    report["warm"] = rows
+    db = SessionDB(db_path=home / "state.db")
+    try:
+        report["keyword_vs_hermes"] = {}
+        for name, bucket_pid in buckets.items():
+            qs = [q for q in queries if bucket_pid in q["projects"] and english(q["text"])][: args.max_queries]
+            report["keyword_vs_hermes"][name] = {**keyword_vs_hermes(engine, db, qs, bucket_pid),
+                                                 "queries": len(qs), "load": load_avg()}
+            print(f"  keyword vs hermes {name}: {report['keyword_vs_hermes'][name]}", file=sys.stderr)
+    finally:
+        db.close()
+    print(json.dumps(report, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
