@@ -37,6 +37,7 @@ def main() -> None:
     ap.add_argument("--home", type=Path, required=True)
     ap.add_argument("--bucket", default="100k", help="scope bucket of synth_manifest.json")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--sample", type=int, default=400, help="real messages whose latent terms are modelled")
     ap.add_argument("--all", action="store_true", help="every eligible message of the profile, not one bucket")
     args = ap.parse_args()
     home = args.home.resolve()
@@ -68,13 +69,13 @@ def main() -> None:
     embedder = make_embedder(home, settings)
     fingerprint = embedder.fingerprint
     rng = np.random.default_rng(args.seed)
-    sample = [int(i) for i in rng.choice(len(rows), min(400, len(rows)), replace=False)]
+    sample = [int(i) for i in rng.choice(len(rows), min(args.sample, len(rows)), replace=False)]
     with engine.leased() as conn:
         texts = [message_text(r[0]) for r in conn.execute(
             "SELECT content FROM messages WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps([rows[i][0] for i in sample]),))]
-    freq = term_frequencies(embedder, texts)
-    real_terms = embedder.embed_terms(texts) if args.all else None  # each row takes one sample's terms
+    real_terms = embedder.embed_terms(texts) or []
+    freq = term_frequencies(real_terms)
     db = store.connect(home)
     t0 = time.time()
     try:
@@ -82,7 +83,7 @@ def main() -> None:
             part = rows[start:start + 5000]
             vecs = rng.standard_normal((len(part), 384)).astype(np.float32)
             vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-            if real_terms:
+            if args.all and real_terms:  # each row takes one sampled real message's terms
                 term_blobs = [real_terms[i] for i in rng.integers(0, len(real_terms), len(part))]
             else:
                 term_blobs = [encode_terms(rng.choice(len(freq), TERMS_PER_TEXT, replace=False, p=freq),
@@ -99,12 +100,12 @@ def main() -> None:
     print(f"{len(rows)} messages of {project} ({which}) given random vectors in {time.time() - t0:.1f} s")
 
 
-def term_frequencies(embedder, texts: list[str]) -> np.ndarray:
-    """How often each latent term occurs in the real terms of ``texts``, as probabilities."""
+def term_frequencies(blobs: list[bytes]) -> np.ndarray:
+    """How often each latent term occurs in real texts' terms (``blobs``), as probabilities."""
     from hermes_side.embedding.terms import decode_terms
 
     counts = np.zeros(1 << 14, np.float64)
-    for blob in embedder.embed_terms(texts) or []:
+    for blob in blobs:
         ids, _ = decode_terms(blob)
         np.add.at(counts, ids.astype(np.int64), 1.0)
     counts += 0.01  # every term possible
