@@ -38,9 +38,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
-from .bm25 import Doc, Matcher, Term, bm25, doc_terms, escaped_phrase, query_terms
-from .bm25 import term_idf as _idf
-from .query import MAX_TERMS, ParsedQuery, cjk_runs, fold, fts_quote, like_pattern, trigrams
+from ..text import without_code
+from .query import (
+    CJK_CHAR,
+    MAX_TERMS,
+    TOKEN,
+    ParsedQuery,
+    Term,
+    cjk_runs,
+    escaped_phrase,
+    fold,
+    fts_quote,
+    like_pattern,
+    query_terms,
+    trigrams,
+)
 from .settings import RANKING
 
 log = logging.getLogger(__name__)
@@ -87,6 +99,76 @@ class Filters:
             clauses.append("m.timestamp < ?")
             params.append(self.before)
         return " AND ".join(clauses), params
+
+
+# -- how one message scores -----------------------------------------------------------------
+@dataclass(frozen=True)
+class Doc:
+    message_id: int
+    session_id: str
+    tf: dict[Term, int]  # occurrences of each query term
+    length: int  # Latin tokens + CJK characters, outside fenced code blocks
+
+
+def doc_terms(folded: str) -> Counter:
+    """Every term of folded text: Latin tokens as unicode61 cuts them, and each CJK run as its
+    overlapping bigrams (a one-character run as itself). For the scope's statistics."""
+    terms = Counter(TOKEN.findall(CJK_CHAR.sub(" ", folded)))
+    for run in cjk_runs(folded):
+        if len(run) == 1:
+            terms[run] += 1
+        else:
+            terms.update(run[i:i + 2] for i in range(len(run) - 1))
+    return terms
+
+
+class Matcher:
+    """Counts one query's terms in a message: a token → term lookup over the message's tokens and
+    a C-level ``str.count`` per CJK term — the loop runs over what the message holds, never over
+    every term × every message."""
+
+    def __init__(self, terms: Sequence[Term]) -> None:
+        self.cjk = [t for t in terms if t.kind == "cjk"]
+        self.forms: dict[str, tuple[Term, ...]] = {}
+        for term in terms:
+            if term.kind == "word":
+                for form in term.forms:
+                    self.forms[form] = (*self.forms.get(form, ()), term)
+
+    def doc(self, message_id: int, session_id: str, text: str) -> Doc:
+        folded = fold(text)
+        latin, n_cjk = CJK_CHAR.subn(" ", folded)
+        tokens = TOKEN.findall(latin)
+        tf: dict[Term, int] = {}
+        if self.forms:
+            for found in filter(None, map(self.forms.get, tokens)):
+                for term in found:
+                    tf[term] = tf.get(term, 0) + 1
+        if n_cjk:
+            for term in self.cjk:
+                n = folded.count(term.text)
+                if n:
+                    tf[term] = n
+        if "```" in folded:  # a pasted code block is not what the prose is about (text.FENCED_CODE)
+            prose = without_code(folded)
+            latin, n_cjk = CJK_CHAR.subn(" ", prose)
+            tokens = TOKEN.findall(latin)
+        return Doc(message_id, session_id, tf, max(1, len(tokens) + n_cjk))
+
+
+def bm25(doc: Doc, idf: dict[Term, float]) -> float:
+    """Okapi BM25 of a message over the terms in ``idf`` (terms missing there do not count)."""
+    score = 0.0
+    norm = RANKING.bm25_k1 * (1 - RANKING.bm25_b + RANKING.bm25_b * doc.length / RANKING.bm25_avg_tokens)
+    for term, tf in doc.tf.items():
+        weight = idf.get(term)
+        if weight:
+            score += weight * term.weight * tf * (RANKING.bm25_k1 + 1) / (tf + norm)
+    return score
+
+
+def _idf(df: float, total: int) -> float:
+    return math.log(1 + (total - df + 0.5) / (df + 0.5))
 
 
 # -- the scope's statistics ----------------------------------------------------------------

@@ -12,13 +12,15 @@ reaching FTS5 is double-quoted, so user text can never be parsed as FTS5 syntax.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..errors import RecallError
 from ..text import CJK_CHAR, CJK_CHARS
+from .settings import RANKING
 
 MAX_QUERY_CHARS = 2000
 
@@ -219,3 +221,83 @@ def cjk_runs(text: str) -> list[str]:
 def like_pattern(term: str) -> str:
     escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
+
+
+# -- the query's terms (what keyword search counts and BM25 weighs) ----------------------------
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "s", "ly", "d", "e")
+VARIANT_SUFFIXES = ("", "s", "es", "ed", "d", "ing", "ings", "er", "ers", "ion", "ions", "ation",
+                    "ations", "e", "ies", "y", "ly")
+TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def stem(word: str) -> str:
+    """A deliberately crude English stem, never shorter than 4 characters: enough for "decide" to
+    find "decided" without a stemming dependency."""
+    if not (word.isascii() and word.isalpha()):
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+@dataclass(frozen=True)
+class Term:
+    """One BM25 term: a Latin word (counted with its inflections) or a CJK bigram / character."""
+
+    kind: str  # "word" | "cjk"
+    text: str
+    raw: str = ""  # the word as typed (lower-cased), when folding changed it
+    weight: float = field(default=1.0, compare=False)  # a bigram's share of its CJK piece
+
+    @cached_property
+    def forms(self) -> tuple[str, ...]:
+        """Document tokens that count as this term (see ``Matcher``): a word and its inflections."""
+        if self.kind != "word":
+            return (self.text,)
+        base = stem(self.text)
+        if base == self.text and not (RANKING.inflect_unstemmed and self.text.isascii() and self.text.isalpha()
+                                      and len(self.text) >= 4):
+            return (self.text,)
+        return tuple(dict.fromkeys([self.text, *(base + suffix for suffix in VARIANT_SUFFIXES)]))
+
+    def needles(self) -> list[str]:
+        """Substrings a raw ``content`` holding this term must contain (for SQL ``instr``).
+
+        Hermes stores multimodal messages as JSON with ``\\uXXXX`` escapes, so non-ASCII terms
+        also look for their escaped spelling.
+        """
+        base = stem(self.text) if self.kind == "word" else self.text
+        spellings = {base, self.raw} - {""}
+        return sorted(spellings | {_escaped(x) for x in spellings if not x.isascii()})
+
+    def fts(self) -> str:
+        """The ``messages_fts`` MATCH expression of a word."""
+        base = stem(self.text)
+        if base != self.text or len(self.forms) > 1:
+            return f"{fts_quote(base)}*"
+        return fts_quote(self.text)
+
+
+def _escaped(text: str) -> str:
+    return json.dumps(text)[1:-1].lower()
+
+
+def escaped_phrase(source: str) -> str | None:
+    """The FTS5 phrase that finds non-ASCII text inside Hermes' escaped multimodal JSON."""
+    if source.isascii():
+        return None
+    tokens = TOKEN.findall(_escaped(source))
+    return fts_quote(" ".join(tokens)) if tokens else None
+
+
+def query_terms(query: ParsedQuery) -> list[Term]:
+    """Every distinct term of the query, in order (``select_terms`` bounds how many are used)."""
+    typed = {fold(t): t.lower() for t in TOKEN.findall(query.full_text or query.text)}
+    terms = [Term("word", w, typed.get(w, w) if typed.get(w, w) != w else "") for w in query.words]
+    weight: dict[str, float] = {}
+    for piece in query.cjk:
+        grams = bigrams(piece)
+        for g in grams:
+            weight[g] = max(weight.get(g, 0.0), 1 / len(grams) ** RANKING.piece_alpha)
+    return terms + [Term("cjk", g, weight=w) for g, w in weight.items()]
