@@ -127,10 +127,12 @@ class TermIndex:
             self._tail_size += total
         self._cached = None
 
-    def settle(self) -> None:
+    def settle(self, whole: bool = False) -> None:
         """After a load: fold the tail into the inverted index once it is big enough to matter
-        (called once per refresh, so loading 100k rows page by page builds the index once)."""
-        if self._tail_size > max(_TAIL_MIN, _TAIL_FRACTION * len(self._main.post_rows)):
+        (called once per refresh, so loading 100k rows page by page builds the index once), or
+        after a ``whole`` load always: a row's score then sums its terms in one order, however
+        many rows were loaded with it (a small scope's matrix scores exactly as the profile's did)."""
+        if self._tail_size and (whole or self._tail_size > max(_TAIL_MIN, _TAIL_FRACTION * len(self._main.post_rows))):
             self._rebuild()
 
     def snapshot(self) -> TermSnapshot:

@@ -120,7 +120,8 @@ class VectorIndex:
             conn.execute("BEGIN")
             try:
                 gen = store.generation(conn)
-                if gen != self._generation:
+                whole = gen != self._generation
+                if whole:
                     if self.scope is not None and sessions is not None:
                         self.scope = frozenset(sessions)  # sessions moved away are not read again
                     self._reset(store.count_chunks(conn, self.fingerprint, self.scope),
@@ -129,7 +130,7 @@ class VectorIndex:
                     self._load(store.chunks_upto(conn, self.fingerprint, self.last_chunk_id, joined))
                     self.scope = self.scope | joined
                 self._load(store.chunks_after(conn, self.fingerprint, self.last_chunk_id, self.scope))
-                self.terms.settle()
+                self.terms.settle(whole)
                 self._generation = gen
                 self._data_version = version
             finally:
