@@ -222,12 +222,17 @@ async def test_session_search_disk_tools_and_memory_are_blocked_in_the_default_c
     assert not memory_file.exists() or MEMORY_WORD not in memory_file.read_text()
 
 
-async def test_memory_words_do_not_travel_to_another_chat(chain):
+async def test_memory_words_do_not_travel_to_another_chat_and_its_task_list_works(chain):
+    # The session's own task list is safe in a chat on both lines: 0.19's `todo`, 0.22's `todo_list`
+    # (there reached through Tool Search).
+    todo = "todo_list" if "todo_list" in chain["model"].offered_tools() else "todo"
     before = len(chain["model"].snapshot())
-    await _turn(chain, FRESH, 'TOOL:todo {"todos": [{"id": "1", "content": "check", "status": "pending"}]}')
+    await _turn(chain, FRESH, f'TOOL:{todo} {{"todos": [{{"id": "1", "content": "check", "status": "pending"}}]}}')
 
     prompts = json.dumps(chain["model"].snapshot()[before:])
     assert "check" in prompts and MEMORY_WORD not in prompts  # the new chat's whole prompt
+    result = _results(chain, todo)[-1]
+    assert BLOCKED not in result and "check" in result, result
 
 
 async def test_every_tool_the_agent_is_offered_answers_without_a_foreign_word(chain):
