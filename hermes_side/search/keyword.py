@@ -379,13 +379,44 @@ def _probes(query: ParsedQuery, terms: list[Term]) -> list[tuple[str, str, tuple
     return probes
 
 
-def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], filters: Filters,
-         limit: int, cache: ScopeMemo) -> KeywordResult:
+@dataclass(frozen=True)
+class FtsPlan:
+    """What a big scope's statistics decide before any probe runs: the terms searched, those
+    dropped, the common words (which the semantic side leaves out of its query) and the weights."""
+
+    stats: ScopeStats
+    kept: list[Term]
+    dropped: list[Term]
+    common: frozenset[str]
+    idf: dict[Term, float]
+
+
+def _fts_plan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, cache: ScopeMemo) -> FtsPlan:
     stats = _scope_stats(cache, conn, scope_ids, filters)
     terms, dropped = select_terms(terms, stats.df_of)
     share = {t: stats.share(t) for t in terms}
     kept, common = _drop_common(terms, share, len(scope_ids))
-    idf = _scope_idf(kept, share, len(scope_ids))
+    return FtsPlan(stats, kept, dropped, common, _scope_idf(kept, share, len(scope_ids)))
+
+
+def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *,
+                         scope_ids: Sequence[int], cache: ScopeMemo) -> frozenset[str] | None:
+    """The common words :func:`keyword_search` will report for this query, when a big scope's
+    statistics decide them (the FTS path) — known before the search runs, so the semantic side can
+    start beside it; None for a scope that is scanned (the words are counted while reading)."""
+    terms = query_terms(query)
+    if not filters.session_ids or not terms or len(scope_ids) <= RANKING.scan_scope_max:
+        return None
+    try:
+        return _fts_plan(conn, scope_ids, terms, filters, cache).common
+    except sqlite3.OperationalError:
+        return None
+
+
+def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], filters: Filters,
+         limit: int, cache: ScopeMemo) -> KeywordResult:
+    plan = _fts_plan(conn, scope_ids, terms, filters, cache)
+    stats, kept, dropped, common, idf = plan.stats, plan.kept, plan.dropped, plan.common, plan.idf
     probes = [p for p in _probes(query, kept) if not p[2] or set(p[2]) & set(idf)]
     cap = max(RANKING.min_per_probe, RANKING.rowid_budget // max(1, len(probes)))
     in_scope = _scope_id_set(cache, scope_ids)

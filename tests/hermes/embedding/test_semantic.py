@@ -97,7 +97,11 @@ def test_nothing_starts_in_the_background_without_a_search(history):
 
     from hermes_side.embedding import index_status, load_settings
 
+    def ours() -> set[threading.Thread]:  # pools of earlier searches in this process stay
+        return {t for t in threading.enumerate() if t.name.startswith("recall-")}
+
+    before = ours()
     history.turns("s1", "text")
     load_settings(history.home)
     index_status(history.home, {"p": ["s1"]})
-    assert not [t for t in threading.enumerate() if t.name.startswith("recall-")]
+    assert not ours() - before
