@@ -226,6 +226,11 @@ def scope_counts(conn: sqlite3.Connection, fingerprint: str, session_ids: Sequen
 
 _CHUNK_ROWS = "SELECT id, session_id, message_id, vector, terms FROM chunks WHERE model_fingerprint = ?"
 _IN_SESSIONS = " AND session_id IN (SELECT value FROM json_each(?))"
+# A scope's chunks through chunks_by_session, sorted afterwards. Left to itself SQLite picks
+# chunks_by_model for ``ORDER BY id`` and reads every chunk of the profile to keep the scope's:
+# 1.2–1.6 s for a 10k-message project in a 1M-message store, where the scope's own rows take ~0.1 s.
+_SCOPE_CHUNK_ROWS = ("SELECT id, session_id, message_id, vector, terms FROM chunks INDEXED BY chunks_by_session"
+                     " WHERE model_fingerprint = ?" + _IN_SESSIONS)
 
 
 def chunks_after(conn: sqlite3.Connection, fingerprint: str, after_id: int, sessions: Iterable[str] | None = None):
@@ -233,13 +238,13 @@ def chunks_after(conn: sqlite3.Connection, fingerprint: str, after_id: int, sess
     ``sessions``: only theirs (a scope's matrix, read through ``chunks_by_session``)."""
     if sessions is None:
         return conn.execute(_CHUNK_ROWS + " AND id > ? ORDER BY id", (fingerprint, after_id))
-    return conn.execute(_CHUNK_ROWS + _IN_SESSIONS + " AND id > ? ORDER BY id",
+    return conn.execute(_SCOPE_CHUNK_ROWS + " AND id > ? ORDER BY id",
                         (fingerprint, _ids_json(sorted(sessions)), after_id))
 
 
 def chunks_upto(conn: sqlite3.Connection, fingerprint: str, upto_id: int, sessions: Iterable[str]):
     """The chunks of ``sessions`` with an id up to ``upto_id``: sessions that joined a loaded scope."""
-    return conn.execute(_CHUNK_ROWS + _IN_SESSIONS + " AND id <= ? ORDER BY id",
+    return conn.execute(_SCOPE_CHUNK_ROWS + " AND id <= ? ORDER BY id",
                         (fingerprint, _ids_json(sorted(sessions)), upto_id))
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,22 +82,20 @@ def build_scope_map(rows: dict[str, dict[str, Any]], projects: list[dict[str, An
     root_of: dict[str, str] = {}
     members: dict[tuple[str, str], list[str]] = {}
     conversations: dict[str, list[str]] = {}
+    sources = {sid: attribution.effective_place(sid, rows) for sid in rows}  # a rotated child: its conversation's
+    probed = _probe_all(sources.values(), index, probe)
     for sid in rows:
         root_id = conversation_root(sid, rows)
         root_of[sid] = root_id
         conversations.setdefault(root_id, []).append(sid)
-        # A rotated child lives where its conversation lives.
-        source = attribution.effective_place(sid, rows)
+        source = sources[sid]
         cwd = (source.get("cwd") or "").strip()
         key = (cwd, (source.get("git_repo_root") or "").strip())
         place = memo.get(key)
         if place is None:
             place = attribution.resolve_project(source, index)
-            if place["kind"] != "explicit" and cwd and attribution.effective_root(source) is None:
-                # No usable root recorded (CLI and gateway rows never have one, a worktree's common
-                # root lies outside its cwd): ask git.
-                probed = dict(source, probed_repo_root=probe(cwd))
-                place = attribution.resolve_project(probed, index)
+            if cwd in probed and place["kind"] != "explicit" and attribution.effective_root(source) is None:
+                place = attribution.resolve_project(dict(source, probed_repo_root=probed[cwd]), index)
             memo[key] = place
         place_of[sid] = place
         origin = origin_of(sid, rows, recorded)
@@ -106,6 +105,30 @@ def build_scope_map(rows: dict[str, dict[str, Any]], projects: list[dict[str, An
             members.setdefault(attribution.identity(place), []).append(sid)
     return ScopeMap(rows=rows, projects=projects, place_of=place_of, root_of=root_of, members=members,
                     conversations=conversations, origins=origins, bound=bound, recorded=recorded)
+
+
+_PROBES_AT_ONCE = 8  # git runs as a process each: waiting, not computing
+
+
+def _probe_all(sources: Iterable[dict[str, Any]], index: attribution.FolderIndex, probe: Probe) -> dict[str, str]:
+    """Git's answer for every folder whose sessions record no usable root (CLI and gateway rows
+    never have one; a worktree's common root lies outside its cwd) and that no explicit project
+    claims — asked side by side: one ``git`` process each, ~12 ms, 43 folders in a busy profile."""
+    cwds: dict[str, None] = {}
+    seen: set[tuple[str, str]] = set()
+    for source in sources:
+        cwd = (source.get("cwd") or "").strip()
+        key = (cwd, (source.get("git_repo_root") or "").strip())
+        if not cwd or cwd in cwds or key in seen:
+            continue
+        seen.add(key)
+        claimed = attribution.resolve_project(source, index)["kind"] == "explicit"
+        if not claimed and attribution.effective_root(source) is None:
+            cwds[cwd] = None
+    if len(cwds) < 2:
+        return {cwd: probe(cwd) for cwd in cwds}
+    with ThreadPoolExecutor(max_workers=min(_PROBES_AT_ONCE, len(cwds)), thread_name_prefix="recall-git") as pool:
+        return dict(zip(cwds, pool.map(probe, cwds), strict=True))
 
 
 class ScopeCache:

@@ -19,7 +19,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,11 +123,15 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str |
     if settings.remote and consent_state(home, settings, profile, projects) != "granted":
         return SemanticHits("consent_required", [], f"semantic search would send text to {settings.endpoint}")
     embedder = make_embedder(home, settings)
+    # The local model loads and embeds its small talk (once per process) while the scope's vectors
+    # are read: a first search pays for the longer of the two, not both. A remote provider is sent
+    # nothing before the scope proves to have vectors to compare with.
+    nulls = _passes().submit(null_vectors, embedder) if not embedder.remote and scope else None
     state = history.connect_ro(home)
     db = open_store_if_exists(home)
     try:
         pending = pending_sessions(state, db, embedder.fingerprint, settings, scope)
-        hits, baselines = _hits(home, state, embedder, query, scope, top_k, settings.latent_terms, place) \
+        hits, baselines = _hits(home, state, embedder, query, scope, top_k, settings.latent_terms, place, nulls) \
             if db is not None and scope else ([], {})
     finally:
         state.close()
@@ -139,7 +143,8 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str |
 
 
 def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int, latent_terms: bool,
-          place: tuple[str, list[str]]) -> tuple[list[tuple[int, str, float]], dict[str, float]]:
+          place: tuple[str, list[str]], nulls: Future[dict[str, np.ndarray]] | None = None,
+          ) -> tuple[list[tuple[int, str, float]], dict[str, float]]:
     index = get_index(store.store_path(home), embedder.fingerprint, place[0], place[1])
     if not len(index) or top_k <= 0:
         return [], {}  # nothing to compare with: do not embed (or send) the query at all
@@ -151,7 +156,8 @@ def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int,
                if latent_terms and short and index.terms.rows_with_terms else None)
     vector = embedder.embed_query(query)
     query_vec = np.asarray(vector, np.float32)
-    baselines = {script: float(np.max(lines @ query_vec)) for script, lines in null_vectors(embedder).items()}
+    small_talk = nulls.result() if nulls is not None else null_vectors(embedder)
+    baselines = {script: float(np.max(lines @ query_vec)) for script, lines in small_talk.items()}
     blob = pending.result() if pending is not None else None
     terms = query_weights(blob) if blob else None
     want = top_k + 8
