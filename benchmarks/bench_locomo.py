@@ -437,6 +437,8 @@ def main(argv=None) -> int:
                     help="Hermes homes and embedding indexes, reused across runs (default: benchmarks/out/homes)")
     ap.add_argument("--deja", type=Path, help="the deja-vu binary (default: .cache/deja-vu from npm, then PATH)")
     ap.add_argument("--json", type=Path, help="write the results here")
+    ap.add_argument("--latency", type=int, default=0, metavar="N",
+                    help="first time N English questions: the tool's hybrid search and deja-vu, alternating")
     ap.add_argument("--per-question", action="store_true", help="include every question's hits in --json")
     ap.add_argument("--no-recall-at-k", action="store_true",
                     help="skip the second ranking per English question that r@5/r@10 need (ablate.py)")
@@ -508,6 +510,36 @@ def parse_sets(items: list[str]) -> dict[str, object]:
     return out
 
 
+def latency_loop(engine, corpus: Corpus, questions: list[Question], deja_bin: Path | None, n: int) -> dict:
+    """The tool's hybrid search (what an agent or ``/recall`` waits for: one ``search``, limit 5) and
+    deja-vu's ``search --project`` (a process per question, as its users run it) on the same
+    questions, alternating which goes first, so the machine's mood falls on both columns alike."""
+    from bench_latency import summary  # noqa: PLC0415
+
+    from hermes_side.search.request import SearchRequest  # noqa: PLC0415
+
+    deja = None
+    if deja_bin is not None:
+        from deja import DejaVu  # noqa: PLC0415
+
+        deja = DejaVu(deja_bin, corpus)
+    arms = {"hybrid": lambda q: engine.search(SearchRequest(query=q.question, mode="hybrid", limit=LIMIT),
+                                              project=corpus.projects[q.conv])}
+    if deja is not None:
+        arms["deja"] = lambda q: deja.search(q.question, q.conv)
+    times: dict[str, list[float]] = {arm: [] for arm in arms}
+    for i, q in enumerate(questions[:n]):
+        for arm in (list(arms) if i % 2 else list(arms)[::-1]):
+            t0 = time.perf_counter()
+            arms[arm](q)
+            times[arm].append((time.perf_counter() - t0) * 1000)
+    out = {arm: summary(t) for arm, t in times.items()}
+    if "deja" in out:
+        out["hybrid_over_deja_p50"] = round(out["hybrid"]["p50_ms"] / out["deja"]["p50_ms"], 2)
+    out["load"] = round(os.getloadavg()[0], 1)
+    return out
+
+
 def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
     for d in (args.data_dir, args.zh_dir):
         if not d.is_dir():
@@ -535,6 +567,7 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
     rows: list[dict] = []
     per_q: list | None = [] if args.per_question else None
     from hermes_side.search.engine import SearchEngine  # noqa: PLC0415
+    from hermes_side.search.request import SearchRequest  # noqa: PLC0415
 
     worlds = []
     if need_en:
@@ -599,6 +632,11 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
                 status[mode] = {}
                 methods[mode] = plugin_method(engine, corpus, mode, status[mode], not args.no_recall_at_k)
         convs = sorted(corpus.projects)
+        if args.latency and world == "en":
+            engine.search(SearchRequest(query="warm up", mode="hybrid", limit=LIMIT),
+                          project=next(iter(corpus.projects.values())))  # the model loads here, untimed
+            info["latency"] = latency_loop(engine, corpus, sets[0][1], deja_bin, args.latency)
+            print(f"  latency (hybrid vs deja-vu, alternating): {info['latency']}", flush=True)
         for suite, questions, english in sets:
             if suite in suites and questions:
                 rows.extend(run_suite(suite, questions, methods, english, per_q))

@@ -419,6 +419,8 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
     stats, kept, dropped, common, idf = plan.stats, plan.kept, plan.dropped, plan.common, plan.idf
     probes = [p for p in _probes(query, kept) if not p[2] or set(p[2]) & set(idf)]
     cap = max(RANKING.min_per_probe, RANKING.rowid_budget // max(1, len(probes)))
+    if len(probes) == 1:  # every row weighs the same: the newest ``candidates_max`` are all that is read
+        cap = RANKING.candidates_max
     in_scope = _scope_id_set(cache, scope_ids)
     found = [(holds, _fts_rowids(conn, table, match, cap, scope_ids, in_scope)) for table, match, holds in probes]
     floor = min(idf.values(), default=1.0)
