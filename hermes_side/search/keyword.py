@@ -401,16 +401,24 @@ def _fts_plan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filter
 
 def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *,
                          scope_ids: Sequence[int], cache: ScopeMemo) -> frozenset[str] | None:
-    """The common words :func:`keyword_search` will report for this query, when a big scope's
-    statistics decide them (the FTS path) — known before the search runs, so the semantic side can
-    start beside it; None for a scope that is scanned (the words are counted while reading)."""
+    """The common words :func:`keyword_search` will most likely report for this query, from the
+    scope's statistics (kept per scope), before the search runs: so the semantic side, which leaves
+    them out of its query, can start beside it. Exact for a big scope (its statistics decide); for
+    a scanned one the statistics cover the same newest messages the scan counts, and the caller
+    compares with what the search reported. None when the search would find no terms."""
     terms = query_terms(query)
-    if not filters.session_ids or not terms or len(scope_ids) <= RANKING.scan_scope_max:
+    if not filters.session_ids or not terms or not len(scope_ids):
         return None
     try:
-        return _fts_plan(conn, scope_ids, terms, filters, cache).common
+        if len(scope_ids) > RANKING.scan_scope_max:
+            return _fts_plan(conn, scope_ids, terms, filters, cache).common
+        stats = _scope_stats(cache, conn, scope_ids, filters)
     except sqlite3.OperationalError:
         return None
+    if len(terms) > RANKING.scan_needle_terms:
+        terms, _ = select_terms(terms, stats.df_of)
+    share = {t: stats.share(t) for t in terms}
+    return _drop_common(terms, share, len(scope_ids[-RANKING.recent_fallback:]))[1]
 
 
 def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], filters: Filters,
