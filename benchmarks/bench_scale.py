@@ -15,8 +15,11 @@ On a home made by ``synth.py`` whose every message has a (random) vector (``fill
    bucket's project) and Hermes' own unscoped ``SessionDB.search_messages``, alternating query by
    query so that the machine's load falls on both columns alike.
 
-The load average is printed with each part. Hybrid vs deja-vu on LoCoMo is ``bench_locomo.py
---methods hybrid deja`` (benchmarks/README.md).
+4. **hybrid vs deja-vu on LoCoMo** (``--locomo N``): the first N English LoCoMo questions through
+   the tool's hybrid search and deja-vu's ``search --project``, alternating (``bench_locomo.latency_loop``;
+   the LoCoMo home of ``bench_locomo.py`` is reused or built, deja-vu from ``.cache/deja-vu``).
+
+The load average is printed with each part.
 """
 
 from __future__ import annotations
@@ -106,6 +109,28 @@ def keyword_vs_hermes(engine, db, queries: list[dict], pid: str) -> dict:
     return {arm: summary(t) for arm, t in times.items()}
 
 
+def locomo_latency(n: int) -> dict:
+    """Part 4: the LoCoMo home of bench_locomo.py (reused, or built and indexed once), then its
+    alternating latency loop. Runs in this process after the synthetic parts; HERMES_HOME follows."""
+    import bench_locomo
+    import deja
+    import locomo_load
+
+    from hermes_side.search.engine import SearchEngine
+    from hermes_side.search.request import SearchRequest
+
+    data = bench_locomo.default_data_dir()
+    home = (bench_locomo.DEFAULT_CACHE / "en-all").resolve()
+    corpus, _ = bench_locomo.cached_corpus(home, bench_locomo._fingerprint(data),
+                                           lambda h: locomo_load.load_locomo(h, data, None))
+    bench_locomo.build_embedding_index(corpus.home)
+    os.environ["HERMES_HOME"] = str(corpus.home)
+    engine = SearchEngine(corpus.home)
+    engine.search(SearchRequest(query="warm up", mode="hybrid", limit=5),
+                  project=next(iter(corpus.projects.values())))  # the model loads here, untimed
+    return bench_locomo.latency_loop(engine, corpus, corpus.questions, deja.find_binary(None), n)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--home", type=Path, required=True)
@@ -114,6 +139,8 @@ def main(argv=None) -> int:
     ap.add_argument("--base", help="an earlier commit to measure the first search of, alternating")
     ap.add_argument("--buckets", default="10k,100k")
     ap.add_argument("--max-queries", type=int, default=60, help="queries per bucket and mode")
+    ap.add_argument("--locomo", type=int, default=150, metavar="N",
+                    help="LoCoMo questions timed for hybrid vs deja-vu (0: skip)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     home = args.home.resolve()
@@ -153,6 +180,9 @@ def main(argv=None) -> int:
             print(f"  keyword vs hermes {name}: {report['keyword_vs_hermes'][name]}", file=sys.stderr)
     finally:
         db.close()
+    if args.locomo:
+        report["locomo_latency"] = locomo_latency(args.locomo)
+        print(f"  LoCoMo hybrid vs deja-vu: {report['locomo_latency']}", file=sys.stderr)
     print(json.dumps(report, indent=1))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
