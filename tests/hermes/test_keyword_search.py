@@ -789,3 +789,40 @@ def test_a_projects_answers_do_not_change_when_other_projects_grow(world, rankin
     for i in range(40):
         world.session(f"kestrel canary rollout {i} of the busy team", "ok", cwd=busy)
     assert top() == before
+
+
+@pytest.mark.parametrize("query", ["kestrel canary", "canary rollouts", "kestrel"])
+def test_a_projects_answers_are_the_same_when_other_projects_write_between_its_messages(world, ranking,
+                                                                                        monkeypatch, query):
+    """A project whose messages are few among the profile's is read span by span (keyword.scope_spans:
+    only its own stretches of the index, not every project's matches); one that holds its whole id
+    range is read in one pass. Both must give the same answers: two projects with the same history,
+    one written in one go, the other between a busy project's sessions."""
+    from hermes_side.search import keyword
+    from hermes_side.search.engine import SearchEngine
+    from hermes_side.search.request import parse_search_args
+
+    ranking(scan_scope_max=0, rowid_budget=12, min_per_probe=6)  # the FTS path, with a cap that bites
+    monkeypatch.setattr(keyword, "_SPAN_GAP", 2)  # a few rows of another project already split a span
+    alone, mixed, busy = world.folder("alone"), world.folder("mixed"), world.folder("busy")
+    pids = {"alone": world.project("Alone", alone), "mixed": world.project("Mixed", mixed)}
+    world.project("Busy", busy)
+    texts = [f"kestrel canary rollout step {i} for the quiet team" for i in range(12)]
+    for text in texts:
+        world.session(text, "noted", cwd=alone)
+    for i, text in enumerate(texts):
+        world.session(text, "noted", cwd=mixed)
+        for j in range(12):
+            world.session(f"kestrel canary rollout {i}.{j} of the busy team", "ok", cwd=busy)
+    engine = SearchEngine(world.home)
+
+    def top(name: str) -> list[str]:
+        out = engine.search(parse_search_args({"query": query, "mode": "keyword", "limit": 5}), project=pids[name])
+        return [r["snippet"] for r in out["results"]]
+
+    with engine.leased():
+        spans = {name: keyword.scope_spans(engine.reader.scope_rows(engine.scope_for(project=pid))[0])
+                 for name, pid in pids.items()}
+    assert spans["alone"] == [] and len(spans["mixed"]) == 12  # one pass vs span by span
+    assert len(top("alone")) == 5
+    assert top("mixed") == top("alone")
