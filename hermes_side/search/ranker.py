@@ -12,21 +12,21 @@ Every message read on the way is kept in :attr:`Ranking.texts`, so none is read 
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..host import deps
 from ..scope.attribution import identity
 from ..stores.messages import copy_key
+from . import threads
 from .answers import with_replies
 from .conversations import lexical_order
 from .fusion import rrf
 from .keyword import Filters, Hit, KeywordResult, keyword_search, planned_common_words
 from .query import ParsedQuery
-from .reader import MAX_CONCURRENT, Message, ProfileReader, Scope
+from .reader import Message, ProfileReader, Scope
 from .records import RankedHit
 from .relevance import judge, keyword_list_weight, scope_terms, script_of, translated_coverage
 from .request import SearchRequest
@@ -169,7 +169,7 @@ def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req:
         common = planned_common_words(reader.connection(), pq, filters, scope_ids=scope_ids, cache=memo)
         if common is not None:
             early = semantic_text(pq.text, common)
-            pending = _side_pool().submit(semantic_side, reader, early, scope)
+            pending = threads.pool("semantic").submit(semantic_side, reader, early, scope)
     keyword = _keyword(reader, pq, filters, scope)
     kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
     english = english_query(pq, concepts) if mode != "semantic" else None
@@ -181,7 +181,7 @@ def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req:
         if pending is None:
             args = (reader, text, scope)
             if english:
-                pending = _side_pool().submit(semantic_side, *args)
+                pending = threads.pool("semantic").submit(semantic_side, *args)
             else:
                 outcome = semantic_side(*args)
     translated_kw = _keyword(reader, english, filters, scope) if english else None
@@ -336,16 +336,3 @@ def _in_time_range(reader: ProfileReader, hits: list[tuple[int, str]], req: Sear
 
 def _source(in_keyword: bool, in_semantic: bool) -> str:
     return "both" if in_keyword and in_semantic else ("keyword" if in_keyword else "semantic")
-
-
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _side_pool() -> ThreadPoolExecutor:
-    """Threads for the semantic half of a search while its thread does the keyword side."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=MAX_CONCURRENT, thread_name_prefix="recall-semantic")
-        return _pool

