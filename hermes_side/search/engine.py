@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from .query import ParsedQuery, QueryError, parse_query
 from .reader import MAX_CONCURRENT, ProfileReader, Scope, ScopeMessageIds, SearchError, public_place, reader_for
 from .records import RankedHit
 from .request import SearchRequest
-from .results import conversation_order, group_by_conversation, result_row, shown_scores
+from .results import best_of, conversation_order, group_by_conversation, in_order, result_row
 from .settings import RANKING
 
 # The reader's names that callers of the engine import from here (a search's scope and errors).
@@ -121,7 +122,7 @@ class SearchEngine:
         texts = ranking.texts
         texts |= self.reader.messages([h.message_id for h in ranking.hits if h.message_id not in texts])
         # Labels lead the order in a small project, where the ranking's word statistics say little
-        # (results.shown_scores); there a conversation is as related as its hits' words together.
+        # (settings.level_order); there a conversation is as related as its hits' words together.
         small = len(self.reader.scope_rows(scope)[0]) < RANKING.common_min_scope
         relevant = ranker.judged(ranking, pq, translation.concepts, smap.root_of if small else None)
         lists = list(ranking.conversations)
@@ -132,7 +133,7 @@ class SearchEngine:
             lists.append((in_period(list(order), when, period), 1.0))
         best = group_by_conversation(relevant, smap.root_of, req.limit, lists, labels_lead=small)
         rows = self._rows(best, relevant, ranking, scope, [*pq.highlight_terms(), *translation.english], req.limit)
-        out = {**base, "results": shown_scores(rows), "sessions_in_scope": in_scope}
+        out = {**base, "results": rows, "sessions_in_scope": in_scope}
         if notice := pq.notice(req.mode):  # an over-long query: say which part was searched
             out["notice"] = notice
         status = ranking.status
@@ -157,11 +158,14 @@ class SearchEngine:
     def _rows(self, best: list[Any], relevant: list[RankedHit], ranking: ranker.Ranking, scope: Scope,
               terms: list[str], limit: int) -> list[dict[str, Any]]:
         """One result row per conversation: its best hit, that hit's answer when it asks something
-        (the one the ranker looked up, else looked up now), and other top hits of the conversation."""
+        (the one the ranker looked up, else looked up now), and other top hits of the conversation.
+        A row is labelled by the surest of what it shows (results.best_of), and the labels are
+        made to read in the rows' order (results.in_order)."""
         texts = ranking.texts
+        judged = {h.message_id: h.relevance for h in relevant}
         titles = hermes_db.session_titles(
             self.reader.connection(), sorted({scope.root(h.session_id) for h in best} | {h.session_id for h in best}))
-        rows = []
+        parts = []
         for hit in best:
             message = texts.get(hit.message_id)
             if message is None:  # deleted between ranking and fetching
@@ -179,8 +183,12 @@ class SearchEngine:
             more = [{**texts[h.message_id], "message_id": h.message_id}
                     for h in relevant[:limit] if scope.root(h.session_id) == root
                     and h.message_id not in shown and h.message_id in texts][:RANKING.more_per_row]
-            rows.append(result_row(hit, message, title, terms, answer=answer, more=more))
-        return rows
+            label = best_of([hit.relevance, *(judged.get(m) for m in [*shown, *(m["message_id"] for m in more)])])
+            parts.append((hit, message, title, answer, more, label))
+        labels = in_order([label for *_, label in parts])
+        return [result_row(replace(hit, relevance=label) if label is not None else hit, message, title, terms,
+                           answer=answer, more=more)
+                for (hit, message, title, answer, more, _), label in zip(parts, labels, strict=True)]
 
 
 _engines: dict[str, SearchEngine] = {}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from .query import CJK_CHAR, fold
 from .settings import RANKING
@@ -33,9 +33,21 @@ from .settings import RANKING
 class Relevance:
     level: str
     score: float
+    # The medium threshold this hit's score was judged by (it depends on the message's script and
+    # on whether words can tell, ``judge``); None: ``RANKING.medium``. Not shown.
+    medium: float | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, object]:
         return {"level": self.level, "score": round(self.score, 3)}
+
+    def at(self, score: float) -> Relevance:
+        """The same judgement at another score (results.in_order), labelled by the same thresholds."""
+        return replace(self, level=level_of(score, RANKING.medium if self.medium is None else self.medium),
+                       score=score)
+
+
+def level_of(score: float, medium: float) -> str:
+    return "high" if score >= RANKING.high else "medium" if score >= medium else "low"
 
 
 SCRIPT_SAMPLE = 2000  # characters a message's script is judged by (a pasted log can be 100k)
@@ -195,5 +207,4 @@ def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms
         # in the wrong project still finds turns about "the weekend", but not its people and things.
         # The hit passed the floor: it stays, at worst low.
         score = max(RANKING.min_shown, score * min(1.0, max(0.0, coverage)))
-    level = "high" if score >= RANKING.high else "medium" if score >= medium else "low"
-    return Relevance(level, score)
+    return Relevance(level_of(score, medium), score, medium)

@@ -145,27 +145,50 @@ def with_conversation_words(hits: Sequence[Mapping[str, Any]], root_of: Mapping[
     return out
 
 
-def shown_scores(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows whose labels and scores read in their order (issue 26: a row labelled lower never
-    stands above one labelled higher; the score shown never rises down the list): each row's
-    level and score at most the row above's. Where labels led the order (a small scope) this only
-    caps a score within its level — the conversation ranking decides within a level and weighs more
-    than the one message a score judges. Elsewhere the measured ranking leads (LoCoMo dev, English:
-    ordering rows by label first cost conversation hit@1 0.737 → 0.697, 15 questions gained and 32
-    lost; benchmarks/README.md), and a row the ranking placed under a weaker one is shown as weak
-    as that one: the label never claims more than the order does."""
-    ceiling: tuple[int, float] | None = None
-    for row in rows:
-        relevance = row.get("relevance")
-        if not isinstance(relevance, dict) or "score" not in relevance:
+def best_of(relevances: Iterable[Any]) -> Any:
+    """The strongest of the judgements of what one row shows — its message, the reply it brings
+    and its ``more`` turns: the row answers the question as surely as the surest of them (LoCoMo
+    dev: the reply or a turn under "more" holds the answer as often as the message itself)."""
+    return min((r for r in relevances if r is not None), key=lambda r: (_rank(r.level), -r.score), default=None)
+
+
+def in_order(relevances: Sequence[Any]) -> list[Any]:
+    """The rows' judgements (``relevance.Relevance``, top row first) made to read in the rows'
+    order — issue 26: a row labelled lower never stands above one labelled higher, and the score
+    shown never rises down the list — by the least change to what each row's evidence says: the
+    isotonic (least-squares, non-increasing) fit of their scores in the order shown (pool adjacent
+    violators), each row then labelled by its own thresholds at its fitted score.
+
+    Where the ranking leads (a scope past ``common_min_scope``), a weak first row over a related
+    second pools with it: both are as related as the two together say, where capping the second at
+    the first made every row under a weak first one weak (LoCoMo dev, right project, all rows low:
+    en 0.065 → 0.122 with the cap, xl 0.095 → 0.178; benchmarks/README.md). Where labels lead the
+    rows come sorted by level, so only scores within a level pool. Rows whose thresholds differ (a
+    row in another script) can still disagree at one pooled score: the lower label then holds
+    down the rows under it."""
+    blocks: list[list[float]] = []  # [sum, count] of each pooled run of rows
+    for r in relevances:
+        if r is None:
             continue
-        rank = LEVELS.index(relevance["level"]) if relevance.get("level") in LEVELS else len(LEVELS)
-        if ceiling is not None:
-            if rank < ceiling[0]:
-                relevance["level"], rank = LEVELS[ceiling[0]], ceiling[0]
-            relevance["score"] = min(relevance["score"], ceiling[1])
-        ceiling = (rank, relevance["score"])
-    return rows
+        blocks.append([r.score, 1])
+        while len(blocks) > 1 and blocks[-2][0] * blocks[-1][1] < blocks[-1][0] * blocks[-2][1]:
+            total, count = blocks.pop()
+            blocks[-1][0] += total
+            blocks[-1][1] += count
+    fitted = iter([total / count for total, count in blocks for _ in range(count)])
+    out, floor = [], 0
+    for r in relevances:
+        if r is not None:
+            r = r.at(next(fitted))
+            if _rank(r.level) < floor:
+                r = replace(r, level=LEVELS[floor])
+            floor = _rank(r.level)
+        out.append(r)
+    return out
+
+
+def _rank(level: str | None) -> int:
+    return LEVELS.index(level) if level in LEVELS else len(LEVELS)
 
 
 ANSWER_CHARS = 120

@@ -161,3 +161,15 @@ def test_a_chinese_word_finds_the_sense_the_project_talks_about(world, mode):
 def test_an_off_topic_question_has_nothing_related(world, mode):
     project, query, _ = next(q for q in QUERIES if q[2] is None)
     assert all(r["relevance"]["level"] == "low" for r in search(world, project, query, mode))
+
+
+
+@pytest.mark.parametrize(("project", "query", "answer", "mode"), [f for f in FIRST if f[3] != "semantic"])
+def test_an_answer_that_comes_first_is_not_labelled_weak(world, project, query, answer, mode):
+    """Where words can tell (keyword, hybrid), the answer the ranking puts first is labelled related,
+    in the grown project too, where the ranking leads and the other rows are everyday chatter: the
+    rows under it cannot pull it down, and what its row shows (the reply, the turns under it) counts.
+    (Meaning alone across languages stays unsure: 周末去湖边露营的事 in semantic mode is low.)"""
+    rows = search(world, project, query, mode)
+    assert rows[0]["session_id"] == world["answers"][answer]
+    assert rows[0]["relevance"]["level"] in ("high", "medium"), [(r["title"], r["relevance"]) for r in rows]
