@@ -791,7 +791,7 @@ def test_a_projects_answers_do_not_change_when_other_projects_grow(world, rankin
     assert top() == before
 
 
-@pytest.mark.parametrize("query", ["kestrel canary", "canary rollouts", "kestrel"])
+@pytest.mark.parametrize("query", ["kestrel canary", "canary rollouts", "kestrel", "数据库迁移脚本", "迁移脚本 canary"])
 def test_a_projects_answers_are_the_same_when_other_projects_write_between_its_messages(world, ranking,
                                                                                         monkeypatch, query):
     """A project whose messages are few among the profile's is read span by span (keyword.scope_spans:
@@ -807,13 +807,13 @@ def test_a_projects_answers_are_the_same_when_other_projects_write_between_its_m
     alone, mixed, busy = world.folder("alone"), world.folder("mixed"), world.folder("busy")
     pids = {"alone": world.project("Alone", alone), "mixed": world.project("Mixed", mixed)}
     world.project("Busy", busy)
-    texts = [f"kestrel canary rollout step {i} for the quiet team" for i in range(12)]
+    texts = [f"kestrel canary rollout step {i} for the quiet team，数据库迁移脚本第{i}步" for i in range(12)]
     for text in texts:
         world.session(text, "noted", cwd=alone)
     for i, text in enumerate(texts):
         world.session(text, "noted", cwd=mixed)
         for j in range(12):
-            world.session(f"kestrel canary rollout {i}.{j} of the busy team", "ok", cwd=busy)
+            world.session(f"kestrel canary rollout {i}.{j} of the busy team，数据库迁移脚本", "ok", cwd=busy)
     engine = SearchEngine(world.home)
 
     def top(name: str) -> list[str]:
