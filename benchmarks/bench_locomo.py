@@ -44,7 +44,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 import locomo_load  # noqa: E402
 from locomo_load import Corpus, Question, default_data_dir, default_zh_dir  # noqa: E402
 
-SUITES = ("en", "zh", "zhpool", "xl", "rev", "agent", "agentxl", "wrong")
+SUITES = ("en", "zh", "zhpool", "zhmix", "xl", "rev", "agent", "agentxl", "wrong")
 PLUGIN_MODES = ("keyword", "semantic", "hybrid")
 BASELINES = ("hermes", "bm25", "bm25dict", "e5", "deja")
 ALL_METHODS = (*BASELINES, *PLUGIN_MODES)
@@ -54,6 +54,7 @@ TARGETS = {  # issue 9, dev split
     "en": {"best@3": 0.55, "sess@3": 0.87},
     "zh": {"msg@5": 0.90},
     "zhpool": {},
+    "zhmix": {},
     "xl": {"msg@5": 0.85},
     "rev": {},
     "agent": {},
@@ -332,6 +333,7 @@ SUITE_TITLES = {
     "en": "English LoCoMo dev, English questions",
     "zh": "Chinese history (LoCoMo-zh dev), Chinese questions",
     "zhpool": "Chinese history, all five conversations in one project, Chinese questions",
+    "zhmix": "Chinese history among its conversation's other turns (English), Chinese questions",
     "xl": "English history asked in Chinese",
     "rev": "Chinese history asked in English",
     "agent": "Agent transcripts (tool calls, tool results, long turns, compaction) — English questions",
@@ -346,6 +348,7 @@ def report(rows: list[dict]) -> str:
                         ("agentxl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
                         ("zh", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
                         ("zhpool", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
+                        ("zhmix", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
                         ("xl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
                         ("rev", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low"))):
         mine = [r for r in rows if r["suite"] == suite]
@@ -391,7 +394,7 @@ def checks(rows: list[dict]) -> list[tuple[str, bool, str]]:
         for metric in ("r@5", "r@10", "sess@1", "sess@3", "sess@5", "best@3", "msg@1", "msg@5"):
             out.append((f"en: hybrid {metric} ≥ keyword", h[metric] >= k[metric],
                         f"{h[metric]:.3f} vs {k[metric]:.3f}"))
-    for suite in ("en", "zh", "zhpool", "xl", "rev"):
+    for suite in ("en", "zh", "zhpool", "zhmix", "xl", "rev"):
         hy, se = by.get((suite, "hybrid")), by.get((suite, "semantic"))
         for metric in ("msg@1", "msg@5"):
             for base in ("e5", "bm25", "bm25dict"):
@@ -594,6 +597,15 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
         worlds.append(("zhpool", corpus, [("zhpool", corpus.questions, False)]))
         print(f"Pooled Chinese home ({'reused' if reused else 'built'}): {corpus.message_count()} messages in one"
               f" project, {len(corpus.questions)} Chinese questions", flush=True)
+    if "zhmix" in suites:
+        home = (args.cache_dir / f"zhmix-{tag}").resolve()
+        corpus, reused = cached_corpus(home, _fingerprint(args.data_dir, args.zh_dir),
+                                       lambda h: locomo_load.load_locomo_zh(h, args.data_dir, args.zh_dir, files,
+                                                                            mixed=True))
+        worlds.append(("zhmix", corpus, [("zhmix", corpus.questions, False)]))
+        chinese = sum("：" in t.text.split(" ", 1)[0] for t in corpus.by_message.values())
+        print(f"Mixed Chinese home ({'reused' if reused else 'built'}): {corpus.message_count()} messages"
+              f" ({chinese} Chinese, the rest English), {len(corpus.questions)} Chinese questions", flush=True)
     if need_agent:
         home = (args.cache_dir / f"agent-{tag}").resolve()
         corpus, reused = cached_corpus(home, _fingerprint(args.data_dir),
@@ -640,7 +652,7 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
         for suite, questions, english in sets:
             if suite in suites and questions:
                 rows.extend(run_suite(suite, questions, methods, english, per_q))
-            if "wrong" in suites and questions and len(set(corpus.projects.values())) > 1 and world != "agent":
+            if "wrong" in suites and questions and len(set(corpus.projects.values())) > 1 and world in ("en", "zh"):
                 mine = {m: v for m, v in methods.items() if m in (*PLUGIN_MODES, "deja")}
                 rows.extend(run_wrong(suite, questions, convs, mine, per_q))
         info[f"semantic_status-{world}"] = status

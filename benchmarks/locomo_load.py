@@ -398,7 +398,8 @@ def questions_over(history: Corpus, questions: list[Question]) -> list[Question]
 POOLED = "all"
 
 
-def load_locomo_zh(home: Path, data_dir: Path, zh_dir: Path, files=None, pooled: bool = False) -> Corpus:
+def load_locomo_zh(home: Path, data_dir: Path, zh_dir: Path, files=None, pooled: bool = False,
+                   mixed: bool = False) -> Corpus:
     """Chinese history: every LoCoMo-zh evidence turn becomes a Chinese message ``Speaker：summary``
     in its LoCoMo session (same project, session, role and time as the English turn); the
     questions are the Chinese ones. Sessions without any such turn are not created.
@@ -406,7 +407,12 @@ def load_locomo_zh(home: Path, data_dir: Path, zh_dir: Path, files=None, pooled:
     ``pooled``: all conversations in one project (issue 26). One conversation's ~57 evidence turns
     per project let every method score 0.93–0.96 msg@1, so the split could not tell methods apart
     the way held-out data does; over all 283 turns a question must find its turn among the other
-    conversations' too."""
+    conversations' too.
+
+    ``mixed``: every other turn of the conversation is kept too, in its English original, so a
+    question must find its Chinese turn among its conversation's ~600 others — the turns just before
+    and after it on the same topic among them (issue 26). Only the evidence turns have a Chinese
+    text, so this is the nearest the data comes to a whole history; see benchmarks/README.md."""
     home = Path(home).resolve()
     home.mkdir(parents=True, exist_ok=True)
     os.environ["HERMES_HOME"] = str(home)
@@ -444,7 +450,8 @@ def load_locomo_zh(home: Path, data_dir: Path, zh_dir: Path, files=None, pooled:
             numbers = sorted(int(m.group(1)) for k in data
                              if (m := _SESSION_KEY.fullmatch(k)) and isinstance(data[k], list) and data[k])
             for n in numbers:
-                turns = [(i, t) for i, t in enumerate(data[f"session_{n}"]) if (conv, t["dia_id"]) in summaries]
+                turns = [(i, t) for i, t in enumerate(data[f"session_{n}"])
+                         if mixed or (conv, t["dia_id"]) in summaries]
                 if not turns:
                     continue
                 started = parse_locomo_date(data[f"session_{n}_date_time"])
@@ -455,7 +462,8 @@ def load_locomo_zh(home: Path, data_dir: Path, zh_dir: Path, files=None, pooled:
                 for i, turn in turns:
                     speaker = turn["speaker"]
                     role = "user" if speaker == speaker_a else "assistant"
-                    text = f"{speaker}：{summaries[(conv, turn['dia_id'])]}"
+                    zh = summaries.get((conv, turn["dia_id"]))
+                    text = f"{speaker}：{zh}" if zh is not None else _turn_text(turn)
                     mid = db.append_message(sid, role, text, timestamp=started.timestamp() + i * TURN_SECONDS)
                     t = Turn(conv, turn["dia_id"], n, speaker, role, text, mid, sid)
                     corpus.turns[(conv, t.dia_id)] = t

@@ -158,6 +158,29 @@ def test_chinese_history_holds_the_summaries_of_the_evidence_turns(tmp_path, mon
         assert q.conv == CONV and all(content[m].split("：", 1)[1] in mine.values() for m in q.evidence_message_ids)
 
 
+
+@pytest.mark.skipif(not (ZH_DIR / "questions.jsonl").is_file(), reason="LoCoMo-zh dev data not available")
+def test_the_mixed_chinese_world_keeps_every_other_turn_beside_the_chinese_ones(tmp_path, monkeypatch):
+    """zhmix: the whole conversation is there, the evidence turns in Chinese, the rest in English, and a
+    question's evidence is still exactly its Chinese turns."""
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path))
+    mod = _load_module()
+    corpus = mod.load_locomo_zh(tmp_path, DATA_DIR, ZH_DIR, [CONV], mixed=True)
+    data = json.loads((DATA_DIR / f"{CONV}.json").read_text(encoding="utf-8"))
+    english = {t["dia_id"]: t for k, v in data.items() if re.fullmatch(r"session_\d+", k) and v for t in v}
+    summaries = {mod.zh_turn_key(r["id"]): r["summary"] for r in map(json.loads, (ZH_DIR / "corpus.jsonl").open())}
+    mine = {dia: s for (conv, dia), s in summaries.items() if conv == CONV}
+    assert corpus.message_count() == len(english) and len(corpus.projects) == 1
+    with sqlite3.connect(corpus.state_db) as conn:
+        content = dict(conn.execute("SELECT id, content FROM messages"))
+    for (_, dia), turn in corpus.turns.items():
+        want = f"{turn.speaker}：{mine[dia]}" if dia in mine else mod._turn_text(english[dia])  # as the en world
+        assert content[turn.message_id] == want and (dia in mine) == ("：" in want)
+    plain = mod.load_locomo_zh(tmp_path / "plain", DATA_DIR, ZH_DIR, [CONV])
+    assert [q.question for q in corpus.questions] == [q.question for q in plain.questions]
+    assert all(content[m] == plain.by_message[pm].text for q, pq in zip(corpus.questions, plain.questions, strict=True)
+               for m, pm in zip(q.evidence_message_ids, pq.evidence_message_ids, strict=True))
+
 def test_scene_ids_map_to_locomo_conversations(loaded):
     mod, _, _ = loaded
     assert mod.zh_turn_key("scene_0_session_2_turn_12") == ("26", "D2:12")
