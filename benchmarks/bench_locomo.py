@@ -8,6 +8,8 @@ Suites (benchmarks/README.md has the details):
 
 - ``en``: English LoCoMo dev, English questions (recall@5/@10, session hit@3, best-message hit@3, msg@1/@5);
 - ``zh``: Chinese history (LoCoMo-zh evidence turns as Chinese messages), Chinese questions (msg@1/@5);
+- ``zhpool`` / ``zhmix``: the Chinese history with all five conversations in one project / with each
+  conversation's other turns kept beside its Chinese ones in English (issue 26; not asked in ``wrong``);
 - ``xl``: the English conversations as history, the Chinese questions (msg@1/@5);
 - ``rev``: the other way round — the Chinese history, the English questions whose evidence turns it
   holds (msg@1/@5; no target in issue 9, measured so the direction is not blind);
