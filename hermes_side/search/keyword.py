@@ -278,6 +278,7 @@ def _fts_rowids(conn: sqlite3.Connection, table: str, match: str, cap: int, scop
     return out
 
 
+# Measured: benchmarks/README.md, "Constants chosen by measurement".
 _SPAN_GAP = 256  # other rows between two of the scope's messages that one span may cover
 _MAX_SPANS = 96  # each span costs the index one lookup per form (~0.05 ms)
 _SPARSE = 0.1  # spans only when the scope holds under this share of the ids in its range
