@@ -9,10 +9,9 @@ common word in a 1M-message state.db (architecture.md measured the same). Instea
    query is bounded whatever is typed;
 2. candidates: a scope small enough is read whole (only rows holding a term cross into Python);
    in a big scope each word asks ``messages_fts`` and each CJK piece of ≥3 characters asks
-   ``messages_fts_trigram`` for the scope's newest matching rowids (read newest first within the
-   scope's id range and kept when in the scope until the cap is reached: no ranking, so cheap,
-   and the same whatever other projects hold); CJK pieces of 1–2 characters, which no Hermes
-   index can find, are looked for in the scope's newest messages;
+   ``messages_fts_trigram`` for the scope's newest matching rowids (probes.py: no ranking, so
+   cheap, and the same whatever other projects hold); CJK pieces of 1–2 characters, which no
+   Hermes index can find, are looked for in the scope's newest messages;
 3. ranking: Okapi BM25 in Python over those candidates, every term weighed by how many of the
    scope's messages hold it — at most a few hits per conversation so one chatty conversation
    cannot crowd out the others.
@@ -39,6 +38,7 @@ from dataclasses import dataclass, field
 
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
 from ..text import without_code
+from . import probes
 from .query import (
     CJK_CHAR,
     MAX_TERMS,
@@ -46,20 +46,16 @@ from .query import (
     ParsedQuery,
     Term,
     cjk_runs,
-    escaped_phrase,
     fold,
-    fts_quote,
     like_pattern,
     query_terms,
-    trigrams,
 )
 from .settings import RANKING
 
 log = logging.getLogger(__name__)
 
-_FTS_PAGE = 2048  # rowids fetched at a time while a probe looks for the scope's matches
-
 # Every weight and budget below is ``RANKING`` (settings.py), read at call time.
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -214,7 +210,7 @@ def _scope_id_set(cache: ScopeMemo, scope_ids: Sequence[int]) -> tuple[frozenset
     with cache.lock:
         if cache.id_set_len != len(scope_ids):
             cache.id_set = frozenset(scope_ids)
-            cache.spans = scope_spans(scope_ids)
+            cache.spans = probes.scope_spans(scope_ids)
             cache.id_set_len = len(scope_ids)
         return cache.id_set, cache.spans
 
@@ -257,69 +253,6 @@ def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
 def _read(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters, matcher: Matcher,
           needles: tuple[Sequence[str], Sequence[str]] | None = None) -> list[Doc]:
     return [matcher.doc(r[0], r[1], message_text(r[2])) for r in _rows(conn, ids, filters, needles)]
-
-
-def _fts_rowids(conn: sqlite3.Connection, table: str, match: str, cap: int, scope_ids: Sequence[int],
-                in_scope: frozenset[int]) -> list[int]:
-    """The scope's newest ``cap`` messages that match: the index's matches newest first from the
-    scope's newest message down to its oldest, kept when in the scope, until ``cap`` are found.
-    Counted in the scope, never in the profile: the profile's newest matches cut at a fixed number
-    let a busy project push a quiet one's answers out of reach (issue 25: a 10k project kept the
-    same top 5 for 1 of 10 queries once 990k messages of other projects were added)."""
-    if not scope_ids:
-        return []
-    cur = conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?"
-                       " ORDER BY rowid DESC", (match, scope_ids[0], scope_ids[-1]))
-    out: list[int] = []
-    while page := cur.fetchmany(_FTS_PAGE):
-        out += [r[0] for r in page if r[0] in in_scope]
-        if len(out) >= cap:
-            return out[:cap]
-    return out
-
-
-# Measured: benchmarks/README.md, "Constants chosen by measurement".
-_SPAN_GAP = 256  # other rows between two of the scope's messages that one span may cover
-_MAX_SPANS = 96  # each span costs the index one lookup per form (~0.05 ms)
-_SPARSE = 0.1  # spans only when the scope holds under this share of the ids in its range
-
-
-def scope_spans(scope_ids: Sequence[int]) -> list[tuple[int, int]]:
-    """The scope's sorted ids as few (first, last) ranges — or none, when the scope is dense in its
-    range (one range read whole costs less) or too scattered (more than ``_MAX_SPANS`` ranges)."""
-    if not len(scope_ids) or len(scope_ids) >= _SPARSE * (scope_ids[-1] - scope_ids[0] + 1):
-        return []
-    cuts = [i for i in range(1, len(scope_ids)) if scope_ids[i] - scope_ids[i - 1] > _SPAN_GAP]
-    if len(cuts) >= _MAX_SPANS:
-        return []
-    starts, ends = [0, *cuts], [*(c - 1 for c in cuts), len(scope_ids) - 1]
-    return [(int(scope_ids[a]), int(scope_ids[b])) for a, b in zip(starts, ends, strict=True)]
-
-
-def _held_forms(conn: sqlite3.Connection, term: Term) -> list[str] | None:
-    """The forms of ``term`` (the tokens BM25 counts for it) that ``messages_fts`` holds at all: one
-    cheap lookup each. None when the term's words do not tokenise to one FTS token each."""
-    held = []
-    for form in term.forms:
-        if not TOKEN.fullmatch(form):
-            return None
-        if conn.execute("SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1", (fts_quote(form),)).fetchone():
-            held.append(form)
-    return held
-
-
-def _span_rowids(conn: sqlite3.Connection, table: str, match: str, cap: int, spans: Sequence[tuple[int, int]],
-                 in_scope: frozenset[int]) -> list[int]:
-    """The newest ``cap`` matches of a word (an OR of the forms the index holds) or of a CJK trigram
-    in a scope that is sparse in the profile, asked span by span: what is read is the scope's
-    matches, not every project's (a common word in a 10k project of a 1M profile: 5 ms instead of
-    150; Chinese queries there p95 243 → 130 ms). Never a stem's prefix query: that merges every
-    matching term's whole list again for each span (20 ms a span)."""
-    # CROSS JOIN keeps the spans outside, so each span's bounds reach the FTS table as its rowid range.
-    rows = conn.execute(f"SELECT f.rowid FROM json_each(?) AS span CROSS JOIN {table} AS f"
-                        f" WHERE f.{table} MATCH ? AND f.rowid BETWEEN json_extract(span.value, '$[0]')"
-                        " AND json_extract(span.value, '$[1]')", (json.dumps(spans), match)).fetchall()
-    return sorted((r[0] for r in rows if r[0] in in_scope), reverse=True)[:cap]
 
 
 def _needles(terms: Sequence[Term]) -> tuple[list[str], list[str]]:
@@ -407,25 +340,6 @@ def _scope_idf(terms: Sequence[Term], share: dict[Term, float], size: int) -> di
     return {t: _idf(share[t] * size, size) for t in terms}
 
 
-def _probes(query: ParsedQuery, terms: list[Term]) -> list[tuple[str, str, tuple[Term, ...]]]:
-    """FTS statements for a big scope: (table, MATCH, the terms a hit there holds)."""
-    kept = set(terms)
-    probes = [("messages_fts", t.fts(), (t,)) for t in terms if t.kind == "word"]
-    pieces = [p for p in query.cjk_long if any(Term("cjk", p[i:i + 2]) in kept for i in range(len(p) - 1))]
-    per_piece = max(1, RANKING.max_grams // max(1, len(pieces)))
-    for piece in pieces[:RANKING.max_grams]:
-        grams = trigrams(piece)
-        step = max(1, math.ceil(len(grams) / per_piece))  # spread over the piece, so its end counts too
-        for gram in grams[::step][:per_piece]:
-            holds = tuple(t for t in (Term("cjk", gram[:2]), Term("cjk", gram[1:])) if t in kept)
-            probes.append(("messages_fts_trigram", fts_quote(gram), holds))
-    escaped = [p for p in dict.fromkeys(escaped_phrase(t.raw or t.text) for t in terms if t.kind == "word") if p]
-    escaped += [p for p in dict.fromkeys(escaped_phrase(piece) for piece in pieces) if p]
-    if escaped:  # non-ASCII text inside multimodal JSON; BM25 on the decoded text decides later
-        probes.append(("messages_fts", " OR ".join(escaped[:RANKING.max_escaped]), ()))
-    return probes
-
-
 @dataclass(frozen=True)
 class FtsPlan:
     """What a big scope's statistics decide before any probe runs: the terms searched, those
@@ -472,25 +386,12 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
          limit: int, cache: ScopeMemo) -> KeywordResult:
     plan = _fts_plan(conn, scope_ids, terms, filters, cache)
     stats, kept, dropped, common, idf = plan.stats, plan.kept, plan.dropped, plan.common, plan.idf
-    probes = [p for p in _probes(query, kept) if not p[2] or set(p[2]) & set(idf)]
-    cap = max(RANKING.min_per_probe, RANKING.rowid_budget // max(1, len(probes)))
-    if len(probes) == 1:  # every row weighs the same: the newest ``candidates_max`` are all that is read
+    found_by = [p for p in probes.probes_of(query, kept) if not p.holds or set(p.holds) & set(idf)]
+    cap = max(RANKING.min_per_probe, RANKING.rowid_budget // max(1, len(found_by)))
+    if len(found_by) == 1:  # every row weighs the same: the newest ``candidates_max`` are all that is read
         cap = RANKING.candidates_max
     in_scope, spans = _scope_id_set(cache, scope_ids)
-    found = []
-    for table, match, holds in probes:
-        # A word asks for the forms BM25 counts, which the index holds (not its stem's prefix: that
-        # also finds "imagine" for "image", rows that score nothing and take a candidate's place).
-        forms = _held_forms(conn, holds[0]) if len(holds) == 1 and holds[0].kind == "word" else None
-        if forms is not None:
-            match = " OR ".join(fts_quote(f) for f in forms)
-            if not forms:
-                found.append((holds, []))
-                continue
-        if spans and (forms is not None or table == "messages_fts_trigram"):  # no prefix query in them:
-            found.append((holds, _span_rowids(conn, table, match, cap, spans, in_scope)))  # same rows, cheaper
-        else:
-            found.append((holds, _fts_rowids(conn, table, match, cap, scope_ids, in_scope)))
+    found = probes.scope_matches(conn, found_by, cap, scope_ids, in_scope, spans)
     floor = min(idf.values(), default=1.0)
     prescore: dict[int, float] = {}
     for holds, rowids in found:

@@ -794,16 +794,16 @@ def test_a_projects_answers_do_not_change_when_other_projects_grow(world, rankin
 @pytest.mark.parametrize("query", ["kestrel canary", "canary rollouts", "kestrel", "数据库迁移脚本", "迁移脚本 canary"])
 def test_a_projects_answers_are_the_same_when_other_projects_write_between_its_messages(world, ranking,
                                                                                         monkeypatch, query):
-    """A project whose messages are few among the profile's is read span by span (keyword.scope_spans:
+    """A project whose messages are few among the profile's is read span by span (probes.scope_spans:
     only its own stretches of the index, not every project's matches); one that holds its whole id
     range is read in one pass. Both must give the same answers: two projects with the same history,
     one written in one go, the other between a busy project's sessions."""
-    from hermes_side.search import keyword
+    from hermes_side.search import probes
     from hermes_side.search.engine import SearchEngine
     from hermes_side.search.request import parse_search_args
 
     ranking(scan_scope_max=0, rowid_budget=12, min_per_probe=6)  # the FTS path, with a cap that bites
-    monkeypatch.setattr(keyword, "_SPAN_GAP", 2)  # a few rows of another project already split a span
+    monkeypatch.setattr(probes, "_SPAN_GAP", 2)  # a few rows of another project already split a span
     alone, mixed, busy = world.folder("alone"), world.folder("mixed"), world.folder("busy")
     pids = {"alone": world.project("Alone", alone), "mixed": world.project("Mixed", mixed)}
     world.project("Busy", busy)
@@ -821,7 +821,7 @@ def test_a_projects_answers_are_the_same_when_other_projects_write_between_its_m
         return [r["snippet"] for r in out["results"]]
 
     with engine.leased():
-        spans = {name: keyword.scope_spans(engine.reader.scope_rows(engine.scope_for(project=pid))[0])
+        spans = {name: probes.scope_spans(engine.reader.scope_rows(engine.scope_for(project=pid))[0])
                  for name, pid in pids.items()}
     assert spans["alone"] == [] and len(spans["mixed"]) == 12  # one pass vs span by span
     assert len(top("alone")) == 5
