@@ -13,29 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from . import texts
-from .texts import (  # noqa: F401  (re-exported: the handlers' and tests' names for them)
-    BAD_DATE,
-    BAD_LIMIT,
-    BAD_MODE,
-    BAD_OPEN,
-    DEFAULT_LIMIT,
-    DEFAULT_MODE,
-    LIMIT_MAX,
-    LIMIT_MIN,
-    LOW_RELEVANCE,
-    MODES,
-    MOVE_NONE_ALLOWED,
-    OPEN_GONE,
-    PRIVATE_CHAT,
-    UNTITLED,
-    Names,
-    cooldown_text,
-    help_text,
-    move_in_group,
-    move_usage,
-    open_unavailable,
-    usage_error,
-)
+from .texts import DEFAULT_MODE, LOW_RELEVANCE, MOVE_NONE_ALLOWED, UNTITLED, Names, move_usage
 
 HIT_OPEN, HIT_CLOSE = "【", "】"
 SNIPPET_WIDTH = 120

@@ -91,7 +91,7 @@ async def test_after_and_before_reach_the_api_as_typed(app: App, api: FakeRecall
 
 
 async def test_a_bad_date_gets_our_sentence_about_dates(app: App, api: FakeRecallApi, bot_factory):
-    from nonebot_plugin_history_recall.render import BAD_DATE
+    from nonebot_plugin_history_recall.texts import BAD_DATE
 
     server = api.replay("search_bad_date")
     reply = await _say(app, bot_factory, group_message("/recall 迁移 --after yesterday"))

@@ -161,5 +161,7 @@ def test_status_says_when_chinese_words_are_not_matched_in_english_history(rende
 
 
 def test_help_text_hides_admin_commands_from_members(render):
-    assert "/move" not in render.help_text(is_admin=False)
-    assert "#move" in render.help_text(is_admin=True, names=render.Names(prefix="#"))
+    from nonebot_plugin_history_recall import texts
+
+    assert "/move" not in texts.help_text(is_admin=False)
+    assert "#move" in texts.help_text(is_admin=True, names=texts.Names(prefix="#"))

@@ -18,19 +18,19 @@ from hermes_side.search.query import MAX_QUERY_CHARS
 
 
 def test_modes_and_the_default_mode_agree():
-    from nonebot_plugin_history_recall import render
+    from nonebot_plugin_history_recall import texts
 
-    assert render.MODES == request.MODES
-    assert render.DEFAULT_MODE == request.DEFAULT_MODE == request.parse_search_args({"query": "x"}).mode
+    assert texts.MODES == request.MODES
+    assert texts.DEFAULT_MODE == request.DEFAULT_MODE == request.parse_search_args({"query": "x"}).mode
 
 
 def test_limits_agree_and_the_server_takes_every_limit_the_bot_lets_through():
-    from nonebot_plugin_history_recall import render
+    from nonebot_plugin_history_recall import texts
 
-    assert (render.LIMIT_MIN, render.DEFAULT_LIMIT, render.LIMIT_MAX) == (
+    assert (texts.LIMIT_MIN, texts.DEFAULT_LIMIT, texts.LIMIT_MAX) == (
         request.MIN_LIMIT, request.DEFAULT_LIMIT, request.MAX_LIMIT)
-    assert request.parse_search_args({"query": "x"}).limit == render.DEFAULT_LIMIT
-    for limit in range(render.LIMIT_MIN, render.LIMIT_MAX + 1):
+    assert request.parse_search_args({"query": "x"}).limit == texts.DEFAULT_LIMIT
+    for limit in range(texts.LIMIT_MIN, texts.LIMIT_MAX + 1):
         assert request.parse_search_args({"query": "x", "limit": limit}).limit == limit
 
 
@@ -51,9 +51,9 @@ def test_an_over_long_query_gets_the_bots_own_sentence():
 
 
 def test_every_date_the_bots_help_shows_is_one_the_server_parses():
-    from nonebot_plugin_history_recall import render
+    from nonebot_plugin_history_recall import texts
 
-    shown = " ".join([render.BAD_DATE, render.help_text(is_admin=True), render.usage_error()])
+    shown = " ".join([texts.BAD_DATE, texts.help_text(is_admin=True), texts.usage_error()])
     examples = set(re.findall(r"\b\d+[hdwm]\b|\b\d{4}-\d{2}-\d{2}\b", shown))
     assert {"24h", "7d", "2w", "3m", "2026-11-01"} <= examples
     for example in examples:
