@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -68,14 +70,46 @@ def scope_spans(scope_ids: Sequence[int]) -> list[tuple[int, int]]:
     return [(int(scope_ids[a]), int(scope_ids[b])) for a, b in zip(starts, ends, strict=True)]
 
 
-def held_forms(conn: sqlite3.Connection, term: Term) -> list[str] | None:
+# Whether ``messages_fts`` holds a token, per connection, for as long as its ``PRAGMA data_version``
+# stays put: a query word's ~17 forms cost one index lookup each, for every word of every search
+# (~0.6 ms a word), and the index changes only when Hermes writes. A read-only connection's
+# data_version moves exactly when another connection commits, so a new message's word is seen by
+# the next search. Keyed weakly: a closed connection's entries go with it.
+_HELD: weakref.WeakKeyDictionary[sqlite3.Connection, tuple[int, dict[str, bool]]] = weakref.WeakKeyDictionary()
+_HELD_LOCK = threading.Lock()  # searches on other threads lease other connections at the same time
+_HELD_MAX = 50_000  # tokens remembered per connection before the memo starts over
+
+
+def held_memo(conn: sqlite3.Connection) -> dict[str, bool]:
+    """This connection's memo of which tokens the index holds, emptied when the file has changed
+    since it was filled (one ``PRAGMA data_version``: microseconds). A connection that takes no
+    weak reference (a plain ``sqlite3.connect``) gets a memo for this call only."""
+    version = conn.execute("PRAGMA data_version").fetchone()[0]
+    with _HELD_LOCK:
+        try:
+            kept = _HELD.get(conn)
+        except TypeError:
+            return {}
+        if kept is None or kept[0] != version or len(kept[1]) > _HELD_MAX:
+            kept = (version, {})
+            _HELD[conn] = kept
+        return kept[1]
+
+
+def held_forms(conn: sqlite3.Connection, term: Term, memo: dict[str, bool] | None = None) -> list[str] | None:
     """The forms of ``term`` (the tokens BM25 counts for it) that ``messages_fts`` holds at all: one
-    cheap lookup each. None when the term's words do not tokenise to one FTS token each."""
+    cheap lookup each, or none when ``memo`` (``held_memo``) knows the token. None when the term's
+    words do not tokenise to one FTS token each."""
+    memo = {} if memo is None else memo
     held = []
     for form in term.forms:
         if not TOKEN.fullmatch(form):
             return None
-        if conn.execute("SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1", (fts_quote(form),)).fetchone():
+        found = memo.get(form)
+        if found is None:
+            found = memo[form] = conn.execute("SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1",
+                                              (fts_quote(form),)).fetchone() is not None
+        if found:
             held.append(form)
     return held
 
@@ -121,8 +155,9 @@ def scope_matches(conn: sqlite3.Connection, probes: Sequence[Probe], cap: int, s
                   in_scope: frozenset[int], spans: Sequence[tuple[int, int]]) -> Found:
     """Each probe's terms and the scope's newest ``cap`` rows it finds (span by span when ``spans``)."""
     found: Found = []
+    memo = held_memo(conn)
     for table, match, holds in probes:
-        forms = held_forms(conn, holds[0]) if len(holds) == 1 and holds[0].kind == "word" else None
+        forms = held_forms(conn, holds[0], memo) if len(holds) == 1 and holds[0].kind == "word" else None
         if forms is not None:
             if not forms:  # no form of the word anywhere in the profile
                 found.append((holds, []))

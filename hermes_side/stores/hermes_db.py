@@ -47,13 +47,19 @@ def ro_uri(path: Path) -> str:
     return f"file:{quote(Path(path).absolute().as_posix(), safe='/:')}?mode=ro"
 
 
+class ReadConnection(sqlite3.Connection):
+    """A read-only connection that per-connection caches can be keyed on weakly
+    (``probes.held_forms``): ``sqlite3.Connection`` itself takes no weak references, and a cache
+    keyed by ``id()`` could hand a new connection a dead one's entries."""
+
+
 def connect_ro(path: Path, *, timeout: float = 5.0, rows: bool = True) -> sqlite3.Connection:
     """The one way this plugin opens a SQLite file read-only (``ro_uri``): it can neither write
     nor create it. ``rows=False`` returns plain tuples (the indexer reads millions of rows)."""
     path = Path(path)
     if not path.exists():
         raise NoDatabase(_MISSING.get(path.name, f"{path.name} not found"), str(path))
-    conn = sqlite3.connect(ro_uri(path), uri=True, timeout=timeout, check_same_thread=False)
+    conn = sqlite3.connect(ro_uri(path), uri=True, timeout=timeout, check_same_thread=False, factory=ReadConnection)
     if rows:
         conn.row_factory = sqlite3.Row
     return conn

@@ -826,3 +826,26 @@ def test_a_projects_answers_are_the_same_when_other_projects_write_between_its_m
     assert spans["alone"] == [] and len(spans["mixed"]) == 12  # one pass vs span by span
     assert len(top("alone")) == 5
     assert top("mixed") == top("alone")
+
+
+def test_a_word_said_after_a_search_is_found_by_the_next_search(world, ranking):
+    """Which of a word's inflections Hermes' index holds is remembered per connection (probes.held_memo):
+    a form first written after a search must still be found by the next one on the same engine."""
+    from hermes_side.search.engine import SearchEngine
+    from hermes_side.search.request import parse_search_args
+
+    ranking(scan_scope_max=0)  # the FTS path, where the held forms choose what is read
+    folder = world.folder("gateway")
+    pid = world.project("Gateway", folder)
+    ing = world.session("we are deploying the gateway tonight", "ok", cwd=folder)
+    world.session("lunch options near the office", cwd=folder)
+    engine = SearchEngine(world.home)
+
+    def found() -> set[str]:
+        out = engine.search(parse_search_args({"query": "deploy", "mode": "keyword", "limit": 10}), project=pid)
+        return {r["session_id"] for r in out["results"]}
+
+    assert found() == {ing}
+    assert found() == {ing}  # the memo filled: "deployed" is not in the index yet
+    ed = world.session("the gateway was deployed on friday", "ok", cwd=folder)
+    assert found() == {ing, ed}
