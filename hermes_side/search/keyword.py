@@ -350,41 +350,48 @@ class FtsPlan:
     dropped: list[Term]
     common: frozenset[str]
     idf: dict[Term, float]
+    # What it was planned for: a search given this plan (``keyword_search(plan=)``) uses it only for
+    # the same terms over the same scope, else plans again.
+    terms: tuple[Term, ...] = ()
+    scope_size: int = -1
 
 
 def _fts_plan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, cache: ScopeMemo) -> FtsPlan:
     stats = _scope_stats(cache, conn, scope_ids, filters)
-    terms, dropped = select_terms(terms, stats.df_of)
-    share = {t: stats.share(t) for t in terms}
-    kept, common = _drop_common(terms, share, len(scope_ids))
-    return FtsPlan(stats, kept, dropped, common, _scope_idf(kept, share, len(scope_ids)))
+    searched, dropped = select_terms(terms, stats.df_of)
+    share = {t: stats.share(t) for t in searched}
+    kept, common = _drop_common(searched, share, len(scope_ids))
+    return FtsPlan(stats, kept, dropped, common, _scope_idf(kept, share, len(scope_ids)), tuple(terms), len(scope_ids))
 
 
-def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *,
-                         scope_ids: Sequence[int], cache: ScopeMemo) -> frozenset[str] | None:
+def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *, scope_ids: Sequence[int],
+                         cache: ScopeMemo) -> tuple[frozenset[str], FtsPlan | None] | None:
     """The common words :func:`keyword_search` will most likely report for this query, from the
     scope's statistics (kept per scope), before the search runs: so the semantic side, which leaves
-    them out of its query, can start beside it. Exact for a big scope (its statistics decide); for
-    a scanned one the statistics cover the same newest messages the scan counts, and the caller
-    compares with what the search reported. None when the search would find no terms."""
+    them out of its query, can start beside it. Exact for a big scope (its statistics decide), whose
+    plan comes back too, for the search to use instead of making it again; for a scanned one the
+    statistics cover the same newest messages the scan counts, and the caller compares with what
+    the search reported. None when the search would find no terms."""
     terms = query_terms(query)
     if not filters.session_ids or not terms or not len(scope_ids):
         return None
     try:
         if len(scope_ids) > RANKING.scan_scope_max:
-            return _fts_plan(conn, scope_ids, terms, filters, cache).common
+            plan = _fts_plan(conn, scope_ids, terms, filters, cache)
+            return plan.common, plan
         stats = _scope_stats(cache, conn, scope_ids, filters)
     except sqlite3.OperationalError:
         return None
     if len(terms) > RANKING.scan_needle_terms:
         terms, _ = select_terms(terms, stats.df_of)
     share = {t: stats.share(t) for t in terms}
-    return _drop_common(terms, share, len(scope_ids[-RANKING.recent_fallback:]))[1]
+    return _drop_common(terms, share, len(scope_ids[-RANKING.recent_fallback:]))[1], None
 
 
 def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], filters: Filters,
-         limit: int, cache: ScopeMemo) -> KeywordResult:
-    plan = _fts_plan(conn, scope_ids, terms, filters, cache)
+         limit: int, cache: ScopeMemo, plan: FtsPlan | None = None) -> KeywordResult:
+    if plan is None or plan.terms != tuple(terms) or plan.scope_size != len(scope_ids):
+        plan = _fts_plan(conn, scope_ids, terms, filters, cache)
     stats, kept, dropped, common, idf = plan.stats, plan.kept, plan.dropped, plan.common, plan.idf
     found_by = [p for p in probes.probes_of(query, kept) if not p.holds or set(p.holds) & set(idf)]
     cap = max(RANKING.min_per_probe, RANKING.rowid_budget // max(1, len(found_by)))
@@ -413,8 +420,9 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
 
 def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *,
                    scope_ids: Sequence[int], limit: int = 50, cache: ScopeMemo | None = None,
-                   scan_max: int | None = None) -> KeywordResult:
-    """Best-first hits; ``scope_ids`` are the sorted message ids of the scope's sessions.
+                   scan_max: int | None = None, plan: FtsPlan | None = None) -> KeywordResult:
+    """Best-first hits; ``scope_ids`` are the sorted message ids of the scope's sessions; ``plan``:
+    what :func:`planned_common_words` planned for this query and scope, if it ran.
 
     ``scan_max``: scopes up to this many messages are scanned whole (default ``RANKING.scan_scope_max``);
     tests pass 0 to run the FTS path on a small scope.
@@ -427,7 +435,7 @@ def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filter
     if len(scope_ids) <= threshold:
         return _scan(conn, scope_ids, terms, filters, limit, cache)
     try:
-        return _fts(conn, query, scope_ids, terms, filters, limit, cache)
+        return _fts(conn, query, scope_ids, terms, filters, limit, cache, plan)
     except sqlite3.OperationalError as exc:
         # A malformed MATCH or an FTS table this Hermes lacks must not cost the answer.
         log.info("FTS query failed (%s); scanning recent messages instead", exc)

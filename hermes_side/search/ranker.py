@@ -24,7 +24,7 @@ from . import threads
 from .answers import with_replies
 from .conversations import lexical_order
 from .fusion import rrf
-from .keyword import Filters, Hit, KeywordResult, keyword_search, planned_common_words
+from .keyword import Filters, FtsPlan, Hit, KeywordResult, keyword_search, planned_common_words
 from .query import ParsedQuery
 from .reader import Message, ProfileReader, Scope
 from .records import RankedHit
@@ -161,16 +161,17 @@ def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req:
     outcome: SemanticOutcome | None = None
     pending: Future[SemanticOutcome] | None = None
     early: str | None = None  # the semantic query, when known before the keyword search
+    plan: FtsPlan | None = None  # the keyword search's plan, when made for the early start
     if mode in ("semantic", "hybrid"):
         # In a big scope the scope's statistics name the common words the semantic query leaves
         # out before the keyword search runs: the model passes and the vector scan (outside the
         # GIL) then run beside it instead of after it.
         scope_ids, memo = reader.scope_rows(scope)
-        common = planned_common_words(reader.connection(), pq, filters, scope_ids=scope_ids, cache=memo)
-        if common is not None:
-            early = semantic_text(pq.text, common)
+        planned = planned_common_words(reader.connection(), pq, filters, scope_ids=scope_ids, cache=memo)
+        if planned is not None:
+            early, plan = semantic_text(pq.text, planned[0]), planned[1]
             pending = threads.pool("semantic").submit(semantic_side, reader, early, scope)
-    keyword = _keyword(reader, pq, filters, scope)
+    keyword = _keyword(reader, pq, filters, scope, plan)
     kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
     english = english_query(pq, concepts) if mode != "semantic" else None
     if mode in ("semantic", "hybrid"):
@@ -319,10 +320,11 @@ def scope_coverage(reader: ProfileReader, keyword: KeywordResult, pq: ParsedQuer
     return found
 
 
-def _keyword(reader: ProfileReader, pq: ParsedQuery, filters: Filters, scope: Scope) -> KeywordResult:
+def _keyword(reader: ProfileReader, pq: ParsedQuery, filters: Filters, scope: Scope,
+             plan: FtsPlan | None = None) -> KeywordResult:
     scope_ids, memo = reader.scope_rows(scope)
     return keyword_search(reader.connection(), pq, filters, scope_ids=scope_ids, limit=RANKING.candidates,
-                          cache=memo)
+                          cache=memo, plan=plan)
 
 
 def _in_time_range(reader: ProfileReader, hits: list[tuple[int, str]], req: SearchRequest) -> list[tuple[int, str]]:
