@@ -95,3 +95,24 @@ def test_tool_results_are_never_shown_as_a_result_or_an_answer(world):
             shown = {row["message_id"], (row.get("answer") or {}).get("message_id"),
                      *(m["message_id"] for m in row.get("more") or [])}
             assert not shown & (tool_ids | empty_ids), (query, row)
+
+
+def test_the_answer_after_a_long_run_of_tool_calls_is_found(tmp_path):
+    """Answers are read for all asking hits at once, from the few rows after each question
+    (answers.replies_to); an agent that worked through many tool calls first answers beyond them,
+    and that answer must still be the one shown."""
+    with shared_world(tmp_path) as w:
+        billing = w.folder("billing")
+        w.project("billing", billing)
+        sid = w.session(cwd=billing, title="long export investigation")
+        w.db.append_message(sid, "user", QUESTION)
+        for i in range(12):  # 24 rows of machinery, more than one window of rows
+            call = [{**CALL[0], "id": f"call_{i}"}]
+            w.db.append_message(sid, "assistant", "", tool_calls=call)
+            w.db.append_message(sid, "tool", TOOL_OUTPUT, tool_call_id=f"call_{i}", tool_name="read_file")
+        w.db.append_message(sid, "assistant", ANSWER)
+        ask = w.session(cwd=billing)
+        out = call_tool("project_history_search", {"query": "nightly invoice export time out", "mode": "keyword"}, ask)
+        row = next(r for r in out["results"] if r["session_id"] == sid)
+        answer = next(m for m in w.messages(sid) if m["content"] == ANSWER)
+        assert row["answer"]["message_id"] == answer["id"], row
