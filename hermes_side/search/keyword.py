@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..stores.hermes_db import plain_cursor
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
 from ..text import without_code
 from . import probes
@@ -244,7 +245,7 @@ def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
                  " AND EXISTS (SELECT 1 FROM json_each(?) n WHERE instr(lower(m.content), n.value) > 0)))")
         params = [*params, json.dumps(list(needles[0])), json.dumps([like_pattern(x) for x in needles[1]]),
                   json.dumps(list(needles[1]))]
-    return conn.execute(
+    return plain_cursor(conn).execute(
         f"SELECT m.id, m.session_id, m.content {MESSAGES_FROM}"
         f" WHERE m.id IN (SELECT value FROM json_each(?)) AND {where}{extra}",
         [json.dumps(list(ids)), *params]).fetchall()

@@ -21,6 +21,7 @@ import weakref
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..stores.hermes_db import plain_cursor
 from .query import TOKEN, ParsedQuery, Term, escaped_phrase, fts_quote, trigrams
 from .settings import RANKING
 
@@ -42,8 +43,8 @@ def range_rowids(conn: sqlite3.Connection, table: str, match: str, cap: int, sco
     same top 5 for 1 of 10 queries once 990k messages of other projects were added)."""
     if not scope_ids:
         return []
-    cur = conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?"
-                       " ORDER BY rowid DESC", (match, scope_ids[0], scope_ids[-1]))
+    cur = plain_cursor(conn).execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?"
+                                     " ORDER BY rowid DESC", (match, scope_ids[0], scope_ids[-1]))
     out: list[int] = []
     while page := cur.fetchmany(_FTS_PAGE):
         out += [r[0] for r in page if r[0] in in_scope]
@@ -122,9 +123,10 @@ def span_rowids(conn: sqlite3.Connection, table: str, match: str, cap: int, span
     150; Chinese queries there p95 243 → 130 ms). Never a stem's prefix query: that merges every
     matching term's whole list again for each span (20 ms a span)."""
     # CROSS JOIN keeps the spans outside, so each span's bounds reach the FTS table as its rowid range.
-    rows = conn.execute(f"SELECT f.rowid FROM json_each(?) AS span CROSS JOIN {table} AS f"
-                        f" WHERE f.{table} MATCH ? AND f.rowid BETWEEN json_extract(span.value, '$[0]')"
-                        " AND json_extract(span.value, '$[1]')", (json.dumps(spans), match)).fetchall()
+    rows = plain_cursor(conn).execute(
+        f"SELECT f.rowid FROM json_each(?) AS span CROSS JOIN {table} AS f"
+        f" WHERE f.{table} MATCH ? AND f.rowid BETWEEN json_extract(span.value, '$[0]')"
+        " AND json_extract(span.value, '$[1]')", (json.dumps(spans), match)).fetchall()
     return sorted((r[0] for r in rows if r[0] in in_scope), reverse=True)[:cap]
 
 

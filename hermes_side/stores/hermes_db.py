@@ -68,6 +68,15 @@ def connect_ro(path: Path, *, timeout: float = 5.0, rows: bool = True) -> sqlite
 _MISSING = {"state.db": "session database not found"}
 
 
+def plain_cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """A cursor of ``conn`` that returns plain tuples whatever the connection's row factory: a
+    keyword probe reads thousands of rowids, and building a ``sqlite3.Row`` for each was a third
+    to half of its time (a word's 1,200 matches in a 23k project: 4.7 → 1.8 ms)."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    return cur
+
+
 def connect_state(home: Path, *, rows: bool = True) -> sqlite3.Connection:
     """Hermes' ``state.db`` of the profile at ``home``, read-only; :class:`NoDatabase` without one.
     Readers of history use ``forgotten.connect_state``, which also prepares the eligibility table."""
