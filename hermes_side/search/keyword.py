@@ -27,6 +27,7 @@ query never grows an SQL expression.
 
 from __future__ import annotations
 
+import heapq
 import json
 import logging
 import math
@@ -408,7 +409,9 @@ def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], 
         for mid in rowids:
             if mid in in_scope:
                 prescore[mid] = prescore.get(mid, 0.0) + weight
-    best = sorted(prescore, key=lambda mid: (-prescore[mid], -mid))[:RANKING.candidates_max]
+    # The best by prescore, newest first among equals; a heap over (score, id) pairs, not a sort of
+    # thousands of rowids through a key function (ids are unique: the same order).
+    best = [-m for _, m in heapq.nsmallest(RANKING.candidates_max, ((-s, -mid) for mid, s in prescore.items()))]
     matcher = Matcher(kept)
     docs = _read(conn, best, filters, matcher)
     short = [t for t in kept if t.kind == "cjk" and not any(t.text in p for p in query.cjk_long)]

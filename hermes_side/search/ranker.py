@@ -282,7 +282,7 @@ def judged(ranking: Ranking, pq: ParsedQuery, concepts: Sequence[Concept] = (),
         message = ranking.texts.get(hit.message_id)
         relevance = judge(hit.cosine, ranking.baselines, message.text, words, script,
                           keyword_hit=hit.score_source != "semantic", concepts=forms,
-                          coverage=ranking.coverage, weak=weak) if message else None
+                          coverage=ranking.coverage, weak=weak) if message is not None else None
         if relevance is not None:
             out.append(replace(hit, relevance=relevance))
     if root_of is None:
