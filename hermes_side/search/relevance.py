@@ -56,6 +56,8 @@ SCRIPT_SAMPLE = 2000  # characters a message's script is judged by (a pasted log
 def script_of(text: str) -> str:
     """"cjk" when at least a third of the text's word characters are CJK, else "latin"."""
     sample = text[:SCRIPT_SAMPLE]
+    if sample.isascii():  # no CJK in it; counting its word characters one by one was most of a label's cost
+        return "latin"
     word_chars = sum(map(str.isalnum, sample))
     return "cjk" if word_chars and 3 * len(CJK_CHAR.findall(sample)) >= word_chars else "latin"
 
