@@ -60,6 +60,11 @@ class Ranking:
     # Weigh a Chinese word's senses by the scope's history at all (translate.weigh_senses); off:
     # every sense of the first ``senses`` counts alike, as before issue 26.
     weigh_senses: bool = True
+    # The translated list counts only by the Chinese words it finds that the keyword list did not
+    # find as asked (relevance.translated_list_weight); off: by every word it finds, as before.
+    # LoCoMo dev zhmix (Chinese evidence among English turns): see benchmarks/README.md, "zhmix
+    # diagnosed"; xl (English history) is unchanged by construction.
+    translated_adds: bool = True
 
     # ---- lists: semantic (semantic.py) --------------------------------------------------------
     # The latent terms of a query cost a second model pass as long as the query: a query of more
