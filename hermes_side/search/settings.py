@@ -126,6 +126,9 @@ class Ranking:
     # Chinese history, row msg@1 0.905 → 0.779).
     conversation_hits: int = 3
     conversation_decay: float = 0.1
+    # Conversations whose fused (RRF) scores tie stand in the order of their best message, not of
+    # the best-messages list (results.group_by_conversation); off: the list's order decides.
+    conversation_tie_by_message: bool = True
     # Other messages of a conversation among the ``limit`` best hits shown in its row ("more").
     more_per_row: int = 2
     # One order, one label (issue 26, results.in_order). In a scope under ``common_min_scope``
