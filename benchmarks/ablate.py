@@ -46,6 +46,8 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     "weigh_senses_off": ("every sense of a Chinese word alike (no weighing by the project)", ["weigh_senses=false"]),
     "translated_adds_off": ("the translated list weighed by every word it finds, not only those it adds",
                             ["translated_adds=false"]),
+    "more_within_limit": ("a row's other turns only from the limit best hits, not the top expand_top",
+                          ["more_from_read=false"]),
     "conversation_tie_by_list": ("tied conversations in the best-messages list's order, not their best message's",
                                  ["conversation_tie_by_message=false"]),
 }

@@ -129,8 +129,16 @@ class Ranking:
     # Conversations whose fused (RRF) scores tie stand in the order of their best message, not of
     # the best-messages list (results.group_by_conversation); off: the list's order decides.
     conversation_tie_by_message: bool = True
-    # Other messages of a conversation among the ``limit`` best hits shown in its row ("more").
+    # Other messages of a conversation shown in its row ("more"), its best after the row's own.
     more_per_row: int = 2
+    # Where they come from: the conversation's hits among the top ``expand_top`` fused (those the
+    # ranker reads to find replies), not only among the ``limit`` best overall, where a
+    # conversation's second turn was hidden because other conversations' hits ranked 3rd to 5th.
+    # LoCoMo dev hybrid, one run each side: en msg@1 0.587 → 0.629 (32 gained / 0 lost), msg@5
+    # 0.718 → 0.788 (54 / 1), zh msg@1 +1, xl msg@5 +4; the row label is the surest of what it
+    # shows, so wrong-project quiet fell en 0.879 → 0.868 (8 lost), xl 0.842 → 0.814 (7)
+    # (benchmarks/README.md, "zhmix diagnosed"). Off: the ``limit`` best only.
+    more_from_read: bool = True
     # One order, one label (issue 26, results.in_order). In a scope under ``common_min_scope``
     # messages labels lead: rows stand in the order of their level, the conversation ranking
     # deciding within a level, before ``limit`` cuts, and a conversation is as related as its hits'
