@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/ablate.py --only rrf_k_60 cross_script_0 --jobs 2
 
 Each variant is ``bench_locomo.py --set …`` in its own process (hybrid and keyword; suites en, zh,
-xl, the agent-transcript worlds agent and agentxl, and wrong), per question, beside one baseline
+zhmix, xl, the agent-transcript worlds agent and agentxl, and wrong), per question, beside one baseline
 run. A change counts only beyond noise: per
 metric, questions gained g and lost l against the baseline, and the difference is noise unless
 |g − l| > 1.96·√(g + l) (a two-sided sign test at 5 %, the paired test for hit/miss outcomes). The
@@ -44,10 +44,17 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     "level_order_off": ("rows by the conversation ranking alone, not by level first", ["level_order=false"]),
     "conversation_words_off": ("a row by its own message's words only", ["conversation_words=false"]),
     "weigh_senses_off": ("every sense of a Chinese word alike (no weighing by the project)", ["weigh_senses=false"]),
+    "translated_adds_off": ("the translated list weighed by every word it finds, not only those it adds",
+                            ["translated_adds=false"]),
+    "more_within_limit": ("a row's other turns only from the limit best hits, not the top expand_top",
+                          ["more_from_read=false"]),
+    "conversation_tie_by_list": ("tied conversations in the best-messages list's order, not their best message's",
+                                 ["conversation_tie_by_message=false"]),
 }
 BINARY = {  # the hit/miss metrics tested per question; r@k are fractions and left to the main table
     "en": ("sess@1", "sess@3", "sess@5", "msg@1", "msg@5", "all-low"),
     "zh": ("msg@1", "msg@5", "all-low"),
+    "zhmix": ("msg@1", "msg@5", "all-low"),
     "xl": ("msg@1", "msg@5", "all-low"),
     "agent": ("sess@1", "sess@3", "sess@5", "msg@1", "msg@5", "all-low"),
     "agentxl": ("msg@1", "msg@5", "all-low"),
@@ -58,7 +65,8 @@ LOWER_IS_BETTER = {"all-low"}
 
 def run_variant(name: str, sets: list[str], methods: list[str]) -> Path:
     out = OUT / f"{name}.json"
-    cmd = [sys.executable, str(HERE / "bench_locomo.py"), "--suites", "en", "zh", "xl", "agent", "agentxl", "wrong",
+    cmd = [sys.executable, str(HERE / "bench_locomo.py"),
+           "--suites", "en", "zh", "zhmix", "xl", "agent", "agentxl", "wrong",
            "--methods", *methods, "--json", str(out), "--per-question", "--no-recall-at-k",
            "--query-cache", str(OUT / "queries.pickle"), *(a for s in sets for a in ("--set", s))]
     log = (OUT / f"{name}.log").open("w")

@@ -180,8 +180,11 @@ class SearchEngine:
                 answer = {**answer, "text": quotes.hide_one(self.reader.connection(), self.home, lambda: scope.smap,
                                                              hit.session_id, answer.get("text", ""))}
             shown = {hit.message_id, answer["message_id"] if answer else None}
+            # The conversation's next best turns among the top ``expand_top`` hits, not only among
+            # the ``limit`` best overall (settings.more_from_read)
+            pool = relevant[:RANKING.expand_top] if RANKING.more_from_read else relevant[:limit]
             more = [{**texts[h.message_id], "message_id": h.message_id}
-                    for h in relevant[:limit] if scope.root(h.session_id) == root
+                    for h in pool if scope.root(h.session_id) == root
                     and h.message_id not in shown and h.message_id in texts][:RANKING.more_per_row]
             label = best_of([hit.relevance, *(judged.get(m) for m in [*shown, *(m["message_id"] for m in more)])])
             parts.append((hit, message, title, answer, more, label))

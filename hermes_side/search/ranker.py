@@ -28,7 +28,7 @@ from .keyword import Filters, FtsPlan, Hit, KeywordResult, keyword_search, plann
 from .query import ParsedQuery
 from .reader import Message, ProfileReader, Scope
 from .records import RankedHit
-from .relevance import judge, keyword_list_weight, scope_terms, script_of, translated_coverage
+from .relevance import judge, keyword_list_weight, scope_terms, script_of, translated_coverage, translated_list_weight
 from .request import SearchRequest
 from .results import with_conversation_words
 from .settings import RANKING
@@ -244,14 +244,15 @@ def fold(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mappin
 def list_weights(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mapping[int, Message],
                  pq: ParsedQuery, concepts: Sequence[Concept]) -> list[float] | None:
     """Stage 3's weights: each keyword list counts by the query words its hits hold. The
-    translated list counts by the English words it found (in Chinese history it holds the few
+    translated list counts by the Chinese words it found in English that the keyword list did
+    not find as asked (relevance.translated_list_weight: in Chinese history it holds the few
     messages with a name or an English word, and must not count fully)."""
     if not ((kw and sem) or tr):
         return None
-    return [keyword_list_weight([texts[h.message_id].text for h in kw if h.message_id in texts],
-                                pq.highlight_terms()),
-            keyword_list_weight([texts[h.message_id].text for h in tr if h.message_id in texts],
-                                (), concepts=[c.english for c in concepts]),
+    own = [texts[h.message_id].text for h in kw if h.message_id in texts]
+    return [keyword_list_weight(own, pq.highlight_terms()),
+            translated_list_weight([texts[h.message_id].text for h in tr if h.message_id in texts],
+                                   [c.english for c in concepts], own, [c.source for c in concepts]),
             1.0]
 
 

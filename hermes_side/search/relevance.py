@@ -82,18 +82,25 @@ def translated_coverage(text: str, concepts: Sequence[Sequence[str]],
     it cannot make a message a sure answer on its own."""
     if not concepts:
         return 0.0
+    return sum(concept_shares(text, concepts, weak)) / len(concepts)
+
+
+def concept_shares(text: str, concepts: Sequence[Sequence[str]],
+                   weak: Sequence[Sequence[str]] = ()) -> list[float]:
+    """Per Chinese query word, how much of it ``text`` holds (1, a share of its character pairs,
+    or ``RANKING.weak_sense``), as :func:`translated_coverage` counts it."""
     folded = fold(text)
-    found = 0.0
+    out = []
     weak_patterns = _concept_patterns(tuple(map(tuple, weak))) if weak else ()
     for n, (cjk, english) in enumerate(_concept_patterns(tuple(map(tuple, concepts)))):
         if english is not None and english.search(folded):
-            found += 1.0
+            out.append(1.0)
             continue
         own = max((_found(f, folded) for f in cjk), default=0.0)
         if n < len(weak_patterns) and (pattern := weak_patterns[n][1]) is not None and pattern.search(folded):
             own = max(own, RANKING.weak_sense)
-        found += own
-    return found / len(concepts)
+        out.append(own)
+    return out
 
 
 def holds_words(folded: str, words: Sequence[str]) -> bool:
@@ -126,6 +133,26 @@ def keyword_list_weight(texts: Sequence[str], terms: Sequence[str],
     joined = "\n".join(texts)
     found = translated_coverage(joined, concepts) if concepts is not None else word_coverage(joined, terms)
     return min(1.0, RANKING.keyword_coverage_scale * found)
+
+
+def translated_list_weight(texts: Sequence[str], concepts: Sequence[Sequence[str]], own: Sequence[str],
+                           sources: Sequence[str]) -> float:
+    """How much the translated list counts: by the Chinese words its hits hold that the keyword
+    list's hits (``own``) do not already hold in Chinese (``sources``: each word as asked). In
+    English history the keyword list holds none of them and this is :func:`keyword_list_weight`;
+    in Chinese history beside English turns (LoCoMo ``zhmix``) a question whose words the Chinese
+    turns hold gains nothing from their dictionary senses, which match every English turn that
+    says "love" or "plan" — that list then put an English turn, or the session with the most
+    English matches, above the Chinese answer the question's own words found (benchmarks/README.md,
+    "zhmix diagnosed")."""
+    if not texts or not concepts:
+        return 0.0
+    if not RANKING.translated_adds:
+        return keyword_list_weight(texts, (), concepts=concepts)
+    found = concept_shares("\n".join(texts), concepts)
+    held = concept_shares("\n".join(own), [(s,) for s in sources]) if own else [0.0] * len(found)
+    added = sum(max(0.0, f - h) for f, h in zip(found, held, strict=True)) / len(concepts)
+    return min(1.0, RANKING.keyword_coverage_scale * added)
 
 
 def _word_pattern(word: str) -> str:

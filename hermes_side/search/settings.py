@@ -60,6 +60,12 @@ class Ranking:
     # Weigh a Chinese word's senses by the scope's history at all (translate.weigh_senses); off:
     # every sense of the first ``senses`` counts alike, as before issue 26.
     weigh_senses: bool = True
+    # The translated list counts only by the Chinese words it finds that the keyword list did not
+    # find as asked (relevance.translated_list_weight); off: by every word it finds, as before.
+    # LoCoMo dev zhmix (Chinese evidence among English turns), removed → kept: hybrid msg@1 1 gained
+    # / 35 lost, keyword 1 / 49 (ablate.py; benchmarks/README.md, "zhmix diagnosed"); xl (English
+    # history) is unchanged by construction, every other suite within ±1 question.
+    translated_adds: bool = True
 
     # ---- lists: semantic (semantic.py) --------------------------------------------------------
     # The latent terms of a query cost a second model pass as long as the query: a query of more
@@ -121,8 +127,21 @@ class Ranking:
     # Chinese history, row msg@1 0.905 → 0.779).
     conversation_hits: int = 3
     conversation_decay: float = 0.1
-    # Other messages of a conversation among the ``limit`` best hits shown in its row ("more").
+    # Conversations whose fused (RRF) scores tie stand in the order of their best message, not of
+    # the best-messages list (results.group_by_conversation); off: the list's order decides.
+    # Within noise (ablate.py: zh hybrid msg@1 2 gained / 0 lost, en ±1); kept as a rule with no
+    # value to tune that makes the order independent of which conversation list comes first.
+    conversation_tie_by_message: bool = True
+    # Other messages of a conversation shown in its row ("more"), its best after the row's own.
     more_per_row: int = 2
+    # Where they come from: the conversation's hits among the top ``expand_top`` fused (those the
+    # ranker reads to find replies), not only among the ``limit`` best overall, where a
+    # conversation's second turn was hidden because other conversations' hits ranked 3rd to 5th.
+    # LoCoMo dev hybrid, one run each side: en msg@1 0.587 → 0.630 (33 gained / 0 lost), msg@5
+    # 0.718 → 0.789 (54 / 0), zh msg@1 +2, xl msg@5 +4; the row label is the surest of what it
+    # shows, so wrong-project quiet fell en 0.879 → 0.868 (8 lost), xl 0.842 → 0.814 (7)
+    # (benchmarks/README.md, "zhmix diagnosed"). Off: the ``limit`` best only.
+    more_from_read: bool = True
     # One order, one label (issue 26, results.in_order). In a scope under ``common_min_scope``
     # messages labels lead: rows stand in the order of their level, the conversation ranking
     # deciding within a level, before ``limit`` cuts, and a conversation is as related as its hits'

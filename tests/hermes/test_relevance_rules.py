@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_side.search.relevance import judge, keyword_list_weight, script_of, word_coverage
+from hermes_side.search.relevance import judge, keyword_list_weight, script_of, translated_list_weight, word_coverage
 from hermes_side.search.settings import RANKING
 
 
@@ -56,3 +56,18 @@ def test_the_keyword_list_counts_as_much_as_the_query_words_it_found():
     assert keyword_list_weight(english, ["领养", "小狗", "名字", "Max"]) == 0.5
     assert keyword_list_weight(english, ["领养", "小狗", "名字", "周末", "公园", "Max"]) == 1 / 3
     assert keyword_list_weight([], ["beagle"]) == 0.0
+
+
+def test_the_translated_list_counts_by_the_chinese_words_it_adds():
+    """A Chinese question's English senses count for the words the keyword list did not find as
+    asked: over Chinese turns that hold them, English turns saying "script" add nothing."""
+    english = ["The deploy script hit the rate limit", "Verify the exchange rate"]
+    concepts = [("script",), ("exchange", "rate"), ("printer",)]
+    sources = ["脚本", "汇率", "打印机"]
+    # English history: the keyword list found none of the Chinese words, the senses count as found
+    assert translated_list_weight(english, concepts, [], sources) == 1.0
+    # a Chinese turn holds 脚本 and 汇率: only 打印机 could be added, and the English turns lack it
+    chinese = ["脚本每晚超时，是因为汇率接口太慢"]
+    assert translated_list_weight(english, concepts, chinese, sources) == 0.0
+    # it holds 脚本 only: 汇率 is added through "exchange rate", one word of three
+    assert translated_list_weight(english, concepts, ["脚本每晚超时"], sources) == 2 / 3
