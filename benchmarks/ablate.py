@@ -50,6 +50,8 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
                           ["more_from_read=false"]),
     "conversation_tie_by_list": ("tied conversations in the best-messages list's order, not their best message's",
                                  ["conversation_tie_by_message=false"]),
+    "passage_off": ("no list of conversations by their best passage (3 turns, weight 0.25)", ["passage_weight=0"]),
+    "passage_one_turn": ("a conversation's best passage of one turn, not 3", ["passage_turns=1"]),
 }
 BINARY = {  # the hit/miss metrics tested per question; r@k are fractions and left to the main table
     "en": ("sess@1", "sess@3", "sess@5", "msg@1", "msg@5", "all-low"),

@@ -230,6 +230,35 @@ class VectorIndex:
             out[mid] = max(score, out.get(mid, -1.0))
         return out
 
+    def passages(self, query: np.ndarray, session_ids: Iterable[str], width: int) -> dict[str, float]:
+        """Each session's best run of ``width`` consecutive messages by their mean dense cosine
+        (a message's best chunk; messages in id order, i.e. as written): a passage about the
+        question — a question and its answer, a topic over a few turns — rather than one turn
+        (search/conversations.py, ``passage_order``). Sessions with fewer messages: all of them."""
+        with self._lock:
+            n, q8, scales, messages, session_of, sessions = (self.n, self._q8, self._scales, self._messages,
+                                                             self._session_of, list(self.sessions))
+            codes = [self.session_codes[s] for s in session_ids if s in self.session_codes]
+        if not n or not codes or width <= 0 or q8.shape[1] != len(query):
+            return {}
+        rows = _rows_of(codes, len(sessions), session_of[:n])
+        if not len(rows):
+            return {}
+        scores = score_rows(q8, scales, query, rows)
+        mids, codes_of = messages[rows], session_of[rows]
+        order = np.lexsort((-scores, mids, codes_of))  # by session, then message, best chunk first
+        mids, codes_of, scores = mids[order], codes_of[order], scores[order]
+        first = np.ones(len(mids), bool)
+        first[1:] = (mids[1:] != mids[:-1]) | (codes_of[1:] != codes_of[:-1])
+        codes_of, scores = codes_of[first], scores[first].astype(np.float64)
+        bounds = np.flatnonzero(np.r_[True, codes_of[1:] != codes_of[:-1], True])
+        out: dict[str, float] = {}
+        for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            run = min(width, stop - start)
+            sums = np.convolve(scores[start:stop], np.ones(run), "valid")
+            out[sessions[codes_of[start]]] = float(sums.max() / run)
+        return out
+
 
 def _rows_of(codes: list[int], n_sessions: int, session_of: np.ndarray) -> np.ndarray:
     wanted = np.zeros(n_sessions, bool)

@@ -11,10 +11,14 @@ more often than our message-level ranking (issue 18). So conversations are ranke
    (rarity counted in conversations, ``ln((C + 1) / (df + 1))``), from the messages keyword search
    scored; weighted like its keyword list (``relevance.keyword_list_weight``);
 3. ``in_period``: when the query names a date or a month ("on 7 July, 2023", "in May 2023",
-   "2023年7月"), the conversations whose best message lies in it.
+   "2023年7月"), the conversations whose best message lies in it;
+4. ``passage_order`` (semantic and hybrid): their best run of a few consecutive turns by meaning
+   (``embedding.vectors.VectorIndex.passages``): a conversation where the question was asked and
+   answered, or talked over for a few turns, beats one stray turn that shares its words.
 
 Measured on LoCoMo dev, English, conversation hit@1 / @5: best messages alone 0.687 / 0.913;
-+ lexical 0.712 / 0.922; + period 0.750 / 0.947 (benchmarks/README.md, "Conversation ranking").
++ lexical 0.712 / 0.922; + period 0.750 / 0.947 (benchmarks/README.md, "Conversation ranking");
++ passages: benchmarks/README.md, "Issue 26: the conversation's best passage".
 Pure: hits, documents and timestamps come in as data.
 """
 
@@ -46,6 +50,16 @@ def lexical_order(docs: Iterable, terms: Iterable, root_of: Mapping[str, str], c
 
     score = {root: sum(map(rarity, found)) for root, found in held.items()}
     return sorted(score, key=lambda root: -score[root])
+
+
+def passage_order(passages: Mapping[str, float], root_of: Mapping[str, str]) -> list[str]:
+    """Conversation roots best first by their best passage (``passages``: session → the mean
+    cosine of its best few consecutive turns; a conversation is as good as its best session)."""
+    best: dict[str, float] = {}
+    for session, score in passages.items():
+        root = root_of.get(session, session)
+        best[root] = max(score, best.get(root, score))
+    return sorted(best, key=lambda root: -best[root])
 
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",

@@ -12,7 +12,7 @@ Every message read on the way is kept in :attr:`Ranking.texts`, so none is read 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,7 +22,7 @@ from ..scope.attribution import identity
 from ..stores.messages import copy_key
 from . import threads
 from .answers import with_replies
-from .conversations import lexical_order
+from .conversations import lexical_order, passage_order
 from .fusion import rrf
 from .keyword import Filters, FtsPlan, Hit, KeywordResult, keyword_search, planned_common_words
 from .query import ParsedQuery
@@ -62,6 +62,7 @@ class SemanticOutcome:
     hits: list[tuple[int, str, float]] = field(default_factory=list)
     detail: str = ""
     baselines: dict[str, float] = field(default_factory=dict)  # see search.semantic.SemanticHits
+    passages: Callable[[Sequence[str]], dict[str, float]] | None = None  # see search.semantic.SemanticHits
 
 
 def semantic_side(reader: ProfileReader, text: str, scope: Scope) -> SemanticOutcome:
@@ -76,7 +77,7 @@ def semantic_side(reader: ProfileReader, text: str, scope: Scope) -> SemanticOut
     res = semantic_search(reader.home, text, scope.session_ids, top_k=RANKING.candidates,
                           profile=reader.profile, projects=projects,
                           place=(":".join(identity(place)), scope.place_sessions))
-    return SemanticOutcome(res.status, list(res.hits), res.detail, dict(res.baselines))
+    return SemanticOutcome(res.status, list(res.hits), res.detail, dict(res.baselines), res.passages)
 
 
 def semantic_text(text: str, common_words: frozenset[str]) -> str:
@@ -110,7 +111,7 @@ class Ranking:
     outcome: SemanticOutcome | None
     texts: dict[int, Message]  # every message read, by id
     answers: dict[int, dict[str, Any] | None]  # each asking top hit's answer, looked up once
-    conversations: list[tuple[list[str], float]]  # lexical conversation lists and their weights
+    conversations: list[tuple[list[str], float]]  # conversation lists (words, passages) and their weights
     coverage: float | None  # the share of the question the scope holds (relevance.scope_terms)
     concepts: tuple[Concept, ...] = ()  # the query's Chinese words, senses weighed by the scope
 
@@ -148,6 +149,10 @@ def rank(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req: S
                                (c.translated, weights[1] if weights else 1.0)):
             if result is not None and result.docs and weight > 0:
                 lists.append((lexical_order(result.docs, result.terms, scope.smap.root_of, n), weight))
+    if c.outcome is not None and c.outcome.passages is not None and sem and RANKING.passage_weight > 0:
+        # The conversations' best passages by meaning, of the conversations a hit came from.
+        passages = c.outcome.passages(list(dict.fromkeys(h.session_id for h in hits)))
+        lists.append((passage_order(passages, scope.smap.root_of), RANKING.passage_weight))
     coverage = scope_coverage(reader, c.keyword, pq, tr, concepts, texts, scope)
     hits, answers = answered(reader, hits, texts, cosine)
     return Ranking(hits, c.outcome, texts, answers, lists, coverage, concepts)

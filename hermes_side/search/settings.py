@@ -132,6 +132,15 @@ class Ranking:
     # Within noise (ablate.py: zh hybrid msg@1 2 gained / 0 lost, en ±1); kept as a rule with no
     # value to tune that makes the order independent of which conversation list comes first.
     conversation_tie_by_message: bool = True
+    # A conversation's best passage by meaning: the mean dense cosine of its best run of
+    # ``passage_turns`` consecutive turns (a question and its answer, a topic over a few turns),
+    # a list of conversations fused with ``passage_weight`` (conversations.passage_order; issue
+    # 26). LoCoMo dev, hybrid, conversation hit@1, replayed (gained/lost questions): en 3 turns
+    # w 0.15 19/9, 0.25 28/11, 0.35 31/15, 0.5 36/17; 2 turns 27/11, 4 turns 24/11 (w 0.25);
+    # agent world 3 turns w 0.25 22/11; one best turn instead (w 0.25 14/9) and the mean of
+    # the whole conversation (20/21) do not carry it. Measured by the tool: benchmarks/README.md.
+    passage_turns: int = 3
+    passage_weight: float = 0.25
     # Other messages of a conversation shown in its row ("more"), its best after the row's own.
     more_per_row: int = 2
     # Where they come from: the conversation's hits among the top ``expand_top`` fused (those the
