@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hermes_side.search.conversations import in_period, lexical_order, named_period
+from hermes_side.search.conversations import in_period, lexical_order, named_period, passage_order
 from hermes_side.search.keyword import Doc, Term
 from hermes_side.search.results import group_by_conversation
 from tests.hermes.world import call_tool, shared_world
@@ -104,3 +104,9 @@ def test_the_conversation_held_on_the_named_day_comes_first(world):
     _, sessions = world
     assert first(world, "store networking events on 20 July, 2023") == sessions["stray"]
     assert first(world, "store networking events on 4 May, 2023") == sessions["about"]
+
+
+def test_conversations_by_their_best_passage_count_a_compression_child_as_its_conversation():
+    passages = {"a": 0.70, "b": 0.74, "child": 0.80, "c": 0.60}
+    assert passage_order(passages, {"child": "c"}) == ["c", "b", "a"]
+    assert passage_order({}, {}) == []

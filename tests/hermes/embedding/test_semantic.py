@@ -105,3 +105,23 @@ def test_nothing_starts_in_the_background_without_a_search(history):
     load_settings(history.home)
     index_status(history.home, {"p": ["s1"]})
     assert not ours() - before
+
+
+def test_a_conversation_talked_over_for_a_few_turns_has_the_better_passage(history, settings, local_model):
+    """A conversation's best passage (a few consecutive turns by meaning) prefers the one where the
+    trip was told and asked about over one stray turn that names the same thing."""
+    history.turns("stray", "Pasta needs salted boiling water", "We should go camping sometime, I guess.",
+                  "The cat sleeps on the sofa all afternoon", "明天的会议改到下午三点")
+    history.turns("about", "Pasta needs salted boiling water",
+                  "Last weekend I took the kids on a trip to the lake.", "Nice! Where did you all sleep?",
+                  "In a tent by the water, and we roasted marshmallows over the fire.",
+                  "The cat sleeps on the sofa all afternoon")
+    build_index(history.home, settings, embedder=local_model)
+    result = semantic_search(history.home, "Where did Melanie go camping with her kids?", ["stray", "about"])
+    assert result.passages is not None
+    passages = result.passages(["stray", "about"])
+    assert passages["about"] > passages["stray"]
+    # ... although the single turn nearest the question by its dense cosine is the stray one
+    best_turn = {sid: max(c for _, s, c in result.hits if s == sid) for sid in ("stray", "about")}
+    assert best_turn["stray"] > best_turn["about"]
+    assert result.passages([]) == {} and set(result.passages(["about"])) == {"about"}

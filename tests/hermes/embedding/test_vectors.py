@@ -99,3 +99,37 @@ def test_a_scope_reads_only_its_sessions_and_those_that_join_it(home):
         assert len(index) == 3 and index.scope == {"a", "c"}
     finally:
         drop_indexes()
+
+
+def test_a_session_passage_is_its_best_run_of_consecutive_messages(home):
+    """VectorIndex.passages: per session, the best mean cosine of ``width`` consecutive messages
+    (a message by its best chunk); a session shorter than the width by all its messages."""
+    conn = store.connect(home)
+    dim = 384
+    query = np.zeros(dim, np.float32)
+    query[0] = 1.0
+
+    def near(cos: float, seed: int) -> np.ndarray:  # a unit vector at cosine ``cos`` to the query
+        v = unit_rows(1, dim, seed)[0]
+        v[0] = 0.0
+        v = v / np.linalg.norm(v) * np.sqrt(1 - cos ** 2)
+        v[0] = cos
+        return v
+
+    # "stray": one turn very near, its neighbours far; "about": three turns fairly near in a row
+    for i, cos in enumerate([0.1, 0.9, 0.1, 0.1]):
+        insert(conn, "fp", "stray", 10 + i, near(cos, i))
+    for i, cos in enumerate([0.1, 0.6, 0.6, 0.6, 0.1]):
+        insert(conn, "fp", "about", 20 + i, near(cos, 10 + i))
+    insert(conn, "fp", "about", 22, near(0.8, 30), index=1)  # a second chunk: the message's best counts
+    insert(conn, "fp", "short", 40, near(0.5, 40))
+    index = VectorIndex(store.store_path(home), "fp")
+    index.refresh()
+    one = index.passages(query, ["stray", "about", "short"], 1)
+    assert one["stray"] > one["about"]  # by its best single turn the stray session leads
+    three = index.passages(query, ["stray", "about", "short", "unknown"], 3)
+    assert set(three) == {"stray", "about", "short"}
+    assert abs(three["about"] - (0.6 + 0.8 + 0.6) / 3) < 0.01
+    assert abs(three["stray"] - (0.1 + 0.9 + 0.1) / 3) < 0.01
+    assert abs(three["short"] - 0.5) < 0.01
+    assert index.passages(query, [], 3) == {} and index.passages(query, ["about"], 0) == {}
