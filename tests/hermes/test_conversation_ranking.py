@@ -110,3 +110,27 @@ def test_conversations_by_their_best_passage_count_a_compression_child_as_its_co
     passages = {"a": 0.70, "b": 0.74, "child": 0.80, "c": 0.60}
     assert passage_order(passages, {"child": "c"}) == ["c", "b", "a"]
     assert passage_order({}, {}) == []
+
+
+@pytest.fixture(scope="module")
+def garden(tmp_path_factory):
+    with shared_world(tmp_path_factory.mktemp("more-turns")) as w:
+        folder = w.folder("garden")
+        w.project("garden", folder)
+        talks = {f"t{i}": w.session(f"The tomato stakes in bed {i} are leaning.", "I'll fix them.", cwd=folder)
+                 for i in range(6)}
+        talks["long"] = w.session("Tomato stakes! The tomato stakes went in along the fence today.", "Nice.",
+                                  "The stakes are bamboo, from the shed.", "Great.", cwd=folder)
+        yield w, talks, w.session(cwd=folder)
+
+
+def test_a_row_shows_its_conversations_next_turns_about_the_question_even_below_the_top_hits(garden):
+    """A row's ``more`` turns are its conversation's next best hits, wherever they rank overall:
+    the other conversations' turns holding both words fill the five best hits, and the bamboo
+    turn is not among them, yet the row of the conversation that talked it over shows it."""
+    _, talks, ask = garden
+    out = call_tool("project_history_search", {"query": "tomato stakes", "mode": "keyword", "limit": 5}, ask)
+    assert out["success"] is True, out
+    row = out["results"][0]
+    assert row["session_id"] == talks["long"], out["results"]
+    assert any("bamboo" in m["snippet"] for m in row.get("more") or []), row
