@@ -166,6 +166,7 @@ class SearchEngine:
         titles = hermes_db.session_titles(
             self.reader.connection(), sorted({scope.root(h.session_id) for h in best} | {h.session_id for h in best}))
         parts = []
+        top = {h.message_id for h in relevant[:limit]}  # the hits that vouch for a row's label
         for hit in best:
             message = texts.get(hit.message_id)
             if message is None:  # deleted between ranking and fetching
@@ -186,7 +187,11 @@ class SearchEngine:
             more = [{**texts[h.message_id], "message_id": h.message_id}
                     for h in pool if scope.root(h.session_id) == root
                     and h.message_id not in shown and h.message_id in texts][:RANKING.more_per_row]
-            label = best_of([hit.relevance, *(judged.get(m) for m in [*shown, *(m["message_id"] for m in more)])])
+            # Labelled by what it shows among the ``limit`` best hits: a turn found further down is
+            # context, and letting it vouch for the row cost wrong-project quiet (en 8–12, xl 7
+            # questions) for 4 en right-project rows out of all-low (benchmarks/README.md, issue 26).
+            label = best_of([hit.relevance, *(judged.get(m) for m in [*shown, *(m["message_id"] for m in more
+                                                                             if m["message_id"] in top)])])
             parts.append((hit, message, title, answer, more, label))
         labels = in_order([label for *_, label in parts])
         return [result_row(replace(hit, relevance=label) if label is not None else hit, message, title, terms,
