@@ -134,3 +134,38 @@ def test_a_row_shows_its_conversations_next_turns_about_the_question_even_below_
     row = out["results"][0]
     assert row["session_id"] == talks["long"], out["results"]
     assert any("bamboo" in m["snippet"] for m in row.get("more") or []), row
+
+
+@pytest.fixture(scope="module")
+def orchard(tmp_path_factory):
+    with shared_world(tmp_path_factory.mktemp("label-more")) as w:
+        folder = w.folder("orchard")
+        w.project("orchard", folder)
+        words = ["pear", "trees", "wire", "posts", "south", "wall"]
+        for i in range(30):  # a project past common_min_scope: the ranking leads, words are not pooled
+            w.session(f"Watering plan {i}: the hose goes round the {words[i % 6]} beds after lunch.", "Okay, noted.",
+                      cwd=folder)
+        filler = " ".join(f"the gardener said item {n} of the long list was done" for n in range(20))
+        talk = w.session("Espalier! Espalier espalier, espalier.", "Right.",
+                         f"For the pear trees the wire and the posts along the south wall need checking. {filler}",
+                         cwd=folder)
+        yield w, talk, w.session(cwd=folder)
+
+
+def test_a_more_turn_vouches_for_its_rows_label_only_among_the_limit_best_hits(orchard):
+    """A row shows its conversation's next best turns however far down they rank, but only those
+    among the ``limit`` best hits vouch for its label: a turn found further down is context (on
+    LoCoMo dev, letting it vouch made wrong-project answers look related: quiet en −8…12, xl −7)."""
+    _, talk, ask = orchard
+    query = "espalier pear trees wire posts south wall"
+
+    def first(limit: int) -> dict:
+        out = call_tool("project_history_search", {"query": query, "mode": "keyword", "limit": limit}, ask)
+        assert out["success"] is True, out
+        row = out["results"][0]
+        assert row["session_id"] == talk and "Espalier" in row["snippet"], out["results"]
+        assert any("south" in m["snippet"] for m in row.get("more") or []), row  # shown either way
+        return row["relevance"]
+
+    assert first(1)["level"] == "low"  # the long turn ranks second overall: context here
+    assert first(2)["level"] == "high"  # among the two best hits it vouches for the row
