@@ -593,23 +593,20 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
         worlds.append(("zh", corpus, [("zh", corpus.questions, False), ("rev", rev, False)]))
         print(f"Chinese home ({'reused' if reused else 'built'}): {corpus.message_count()} messages,"
               f" {len(corpus.questions)} Chinese and {len(rev)} English questions", flush=True)
-    if "zhpool" in suites:
-        home = (args.cache_dir / f"zhpool-{tag}").resolve()
+    # The Chinese history again: all five conversations in one project (zhpool), or each
+    # conversation's other turns kept beside its Chinese ones in English (zhmix; issue 26).
+    for world, shape in (("zhpool", {"pooled": True}), ("zhmix", {"mixed": True})):
+        if world not in suites:
+            continue
+        home = (args.cache_dir / f"{world}-{tag}").resolve()
         corpus, reused = cached_corpus(home, _fingerprint(args.data_dir, args.zh_dir),
-                                       lambda h: locomo_load.load_locomo_zh(h, args.data_dir, args.zh_dir, files,
-                                                                            pooled=True))
-        worlds.append(("zhpool", corpus, [("zhpool", corpus.questions, False)]))
-        print(f"Pooled Chinese home ({'reused' if reused else 'built'}): {corpus.message_count()} messages in one"
-              f" project, {len(corpus.questions)} Chinese questions", flush=True)
-    if "zhmix" in suites:
-        home = (args.cache_dir / f"zhmix-{tag}").resolve()
-        corpus, reused = cached_corpus(home, _fingerprint(args.data_dir, args.zh_dir),
-                                       lambda h: locomo_load.load_locomo_zh(h, args.data_dir, args.zh_dir, files,
-                                                                            mixed=True))
-        worlds.append(("zhmix", corpus, [("zhmix", corpus.questions, False)]))
+                                       lambda h, shape=shape: locomo_load.load_locomo_zh(h, args.data_dir, args.zh_dir,
+                                                                                         files, **shape))
+        worlds.append((world, corpus, [(world, corpus.questions, False)]))
         chinese = sum("：" in t.text.split(" ", 1)[0] for t in corpus.by_message.values())
-        print(f"Mixed Chinese home ({'reused' if reused else 'built'}): {corpus.message_count()} messages"
-              f" ({chinese} Chinese, the rest English), {len(corpus.questions)} Chinese questions", flush=True)
+        print(f"{world} home ({'reused' if reused else 'built'}): {corpus.message_count()} messages"
+              f" ({chinese} Chinese) in {len(set(corpus.projects.values()))} project(s),"
+              f" {len(corpus.questions)} Chinese questions", flush=True)
     if need_agent:
         home = (args.cache_dir / f"agent-{tag}").resolve()
         corpus, reused = cached_corpus(home, _fingerprint(args.data_dir),
