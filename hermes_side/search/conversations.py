@@ -32,7 +32,12 @@ from datetime import UTC, datetime
 
 def lexical_order(docs: Iterable, terms: Iterable, root_of: Mapping[str, str], conversations: int) -> list[str]:
     """Conversation roots best first by the rarity of the query terms they hold (``docs``:
-    keyword.Doc, each with the query terms it holds in ``tf``; ``terms``: those that weigh)."""
+    keyword.Doc, each with the query terms it holds in ``tf``; ``terms``: those that weigh).
+    Conversations holding the same terms tie and keep the order of their first message in
+    ``docs``, the order keyword search read them in: oldest first in a scope it scans whole,
+    best-scoring first in one it reads through the index. Ordering ties by the conversation's
+    best fused message instead lost English conversation hit@3 beyond noise (LoCoMo dev, 4 gained
+    / 16 lost; benchmarks/README.md, "Issue 26, fourth round")."""
     weigh = set(terms)
     held: dict[str, set] = {}
     for doc in docs:
@@ -48,7 +53,10 @@ def lexical_order(docs: Iterable, terms: Iterable, root_of: Mapping[str, str], c
     def rarity(term) -> float:
         return math.log((total + 1) / (df[term] + 1)) * getattr(term, "weight", 1.0)
 
-    score = {root: sum(map(rarity, found)) for root, found in held.items()}
+    # fsum: a sum exact to the last bit whatever order the set gives its terms in (a plain sum
+    # followed the string hash, so two conversations holding the same terms tied in one process
+    # and not in the next, and the same question came back in another order; issue 26).
+    score = {root: math.fsum(map(rarity, found)) for root, found in held.items()}
     return sorted(score, key=lambda root: -score[root])
 
 

@@ -19,6 +19,7 @@ back all-low and wrong-project ones mostly do (benchmarks/README.md, "Relevance"
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -208,10 +209,11 @@ def scope_terms(keyword, names: bool = False) -> float:
         held.update(doc.tf)
     terms = [t for t in keyword.terms if not names or (t.kind == "word" and t.text.isalpha())]
     common = sum(1 for w in keyword.common_words if not names or w.isalpha())
-    total = sum(t.weight for t in terms) + common
+    # fsum: ``keyword.terms`` is a set, and a plain sum's last bit followed its hash order.
+    total = math.fsum(t.weight for t in terms) + common
     if total <= 0:
         return 1.0
-    return (sum(t.weight for t in terms if t in held) + common) / total
+    return (math.fsum(t.weight for t in terms if t in held) + common) / total
 
 
 def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms: Sequence[str],
