@@ -27,6 +27,7 @@ MAX_QUERY_CHARS = 2000
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 # Split exactly where Hermes' unicode61 tokenizer splits: every non-alphanumeric character.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SENTENCE_END = re.compile(r"[.!?;:。！？；：\n]+")
 
 # Question scaffolding and function words; they match everything and rank nothing.
 EN_STOPWORDS = frozenset((
@@ -100,6 +101,16 @@ class ParsedQuery:
         if mode != "keyword" and self.full_text and self.full_text != self.text:
             parts.append(f"semantic search read its first {len(self.text)} characters")
         return "; ".join(parts) or None
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        """The content words written with a capital inside a sentence ("When did *Caroline* go…"),
+        folded: mostly the people and places the question is about."""
+        out = []
+        for sentence in _SENTENCE_END.split(self.full_text or self.text):
+            tokens = _WORD.findall(_CJK_RUN.sub(" ", sentence))
+            out += [fold(t) for t in tokens[1:] if len(t) > 1 and t.istitle() and fold(t) in self.words]
+        return tuple(dict.fromkeys(out))
 
     def highlight_terms(self) -> list[str]:
         """What a snippet marks: whole words and whole CJK pieces, longest first. A piece also

@@ -28,7 +28,15 @@ from .keyword import Filters, FtsPlan, Hit, KeywordResult, keyword_search, plann
 from .query import ParsedQuery
 from .reader import Message, ProfileReader, Scope
 from .records import RankedHit
-from .relevance import judge, keyword_list_weight, scope_terms, script_of, translated_coverage, translated_list_weight
+from .relevance import (
+    judge,
+    keyword_list_weight,
+    scope_names,
+    scope_terms,
+    script_of,
+    translated_coverage,
+    translated_list_weight,
+)
 from .request import SearchRequest
 from .results import with_conversation_words
 from .settings import RANKING
@@ -114,6 +122,7 @@ class Ranking:
     conversations: list[tuple[list[str], float]]  # conversation lists (words, passages) and their weights
     coverage: float | None  # the share of the question the scope holds (relevance.scope_terms)
     concepts: tuple[Concept, ...] = ()  # the query's Chinese words, senses weighed by the scope
+    names: float | None = None  # the share of the people it names that the scope holds (relevance.scope_names)
 
     @property
     def status(self) -> str | None:
@@ -155,7 +164,7 @@ def rank(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req: S
         lists.append((passage_order(passages, scope.smap.root_of), RANKING.passage_weight))
     coverage = scope_coverage(reader, c.keyword, pq, tr, concepts, texts, scope)
     hits, answers = answered(reader, hits, texts, cosine)
-    return Ranking(hits, c.outcome, texts, answers, lists, coverage, concepts)
+    return Ranking(hits, c.outcome, texts, answers, lists, coverage, concepts, scope_names(c.keyword, pq.names))
 
 
 def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req: SearchRequest,
@@ -288,14 +297,15 @@ def judged(ranking: Ranking, pq: ParsedQuery, concepts: Sequence[Concept] = (),
         message = ranking.texts.get(hit.message_id)
         relevance = judge(hit.cosine, ranking.baselines, message.text, words, script,
                           keyword_hit=hit.score_source != "semantic", concepts=forms,
-                          coverage=ranking.coverage, weak=weak) if message is not None else None
+                          coverage=ranking.coverage, weak=weak, names=ranking.names) if message is not None else None
         if relevance is not None:
             out.append(replace(hit, relevance=relevance))
     if root_of is None:
         return out
     return with_conversation_words(
         out, root_of, {mid: m.text for mid, m in ranking.texts.items()},
-        lambda text: judge(None, {}, text, words, script, concepts=forms, coverage=ranking.coverage, weak=weak))
+        lambda text: judge(None, {}, text, words, script, concepts=forms, coverage=ranking.coverage, weak=weak,
+                           names=ranking.names))
 
 
 def scope_coverage(reader: ProfileReader, keyword: KeywordResult, pq: ParsedQuery, tr: Sequence[Hit],

@@ -216,14 +216,25 @@ def scope_terms(keyword, names: bool = False) -> float:
     return (math.fsum(t.weight for t in terms if t in held) + common) / total
 
 
+def scope_names(keyword, names: Sequence[str]) -> float | None:
+    """Share of the people and places a question names (``query.ParsedQuery.names``) that any
+    message keyword search read holds (a name too common in the scope to search by is held);
+    None when it names none."""
+    if not names:
+        return None
+    held = {t.raw or t.text for doc in keyword.docs for t in doc.tf} | set(keyword.common_words)
+    return sum(name in held for name in names) / len(names)
+
+
 def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms: Sequence[str],
           query_script: str, keyword_hit: bool = False,
           concepts: Sequence[Sequence[str]] = (), coverage: float | None = None,
-          weak: Sequence[Sequence[str]] = ()) -> Relevance | None:
+          weak: Sequence[Sequence[str]] = (), names: float | None = None) -> Relevance | None:
     """The hit's relevance, or None when nothing says it is related and it must not be shown.
     A hit keyword search found is never dropped (it holds a query word, maybe in a form this
     substring check misses); it can still be "low". A Chinese query's words also count when the
-    message holds their English translations (``concepts``; through a weak sense, ``weak``, partly)."""
+    message holds their English translations (``concepts``; through a weak sense, ``weak``, partly).
+    ``names``: the share of the people the question names that the scope holds (scope_names)."""
     script = script_of(text)
     meaning = meaning_score(margin_of(cosine, baselines, text, script), script != query_script)
     words = max(word_coverage(text, terms), translated_coverage(text, concepts, weak))
@@ -238,4 +249,12 @@ def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms
         # in the wrong project still finds turns about "the weekend", but not its people and things.
         # The hit passed the floor: it stays, at worst low.
         score = max(RANKING.min_shown, score * min(1.0, max(0.0, coverage)))
+    elif names == 0.0 and script != query_script:
+        # A question over history in another script, no dictionary between them (English over
+        # Chinese turns): its words cannot tell, the people it names can. As for Chinese questions
+        # over English history (ranker.scope_coverage), a project that mentions none of them is
+        # not the one the question is about. None, not fewer: places, months and titles are
+        # written in the history's own script ("Tampa" is 坦帕), so a partial share says little
+        # (LoCoMo dev: benchmarks/README.md, "Issue 26, fourth round").
+        score = RANKING.min_shown
     return Relevance(level_of(score, medium), score, medium)
