@@ -27,6 +27,7 @@ query never grows an SQL expression.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import json
 import logging
@@ -78,6 +79,10 @@ class KeywordResult:
     # terms each conversation holds, for ranking conversations (conversations.py).
     docs: Sequence[Doc] = ()
     terms: frozenset[Term] = frozenset()
+
+    @functools.cached_property
+    def held(self) -> frozenset[Term]:  # the query terms any scored message holds, gathered once
+        return frozenset(t for doc in self.docs for t in doc.tf)
 
 
 

@@ -204,9 +204,7 @@ def scope_terms(keyword, names: bool = False) -> float:
     read holds; words dropped as common in the scope are held by definition. 1.0 without terms.
     ``names``: only its Latin-script words made of letters — in a Chinese question, mostly the
     people it names ("Gina", "Max"); "2023" or "5k" name no one."""
-    held: set = set()
-    for doc in keyword.docs:
-        held.update(doc.tf)
+    held = keyword.held
     terms = [t for t in keyword.terms if not names or (t.kind == "word" and t.text.isalpha())]
     common = sum(1 for w in keyword.common_words if not names or w.isalpha())
     # fsum: ``keyword.terms`` is a set, and a plain sum's last bit followed its hash order.
@@ -222,7 +220,7 @@ def scope_names(keyword, names: Sequence[str]) -> float | None:
     None when it names none."""
     if not names:
         return None
-    held = {t.raw or t.text for doc in keyword.docs for t in doc.tf} | set(keyword.common_words)
+    held = {t.raw or t.text for t in keyword.held} | keyword.common_words
     return sum(name in held for name in names) / len(names)
 
 
