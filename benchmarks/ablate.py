@@ -1,9 +1,9 @@
 """What each ranking constant is worth: the dev split with it removed, against the shipped settings.
 
-    .venv/bin/python benchmarks/ablate.py                       # every variant, English + Chinese + cross-lingual
-    .venv/bin/python benchmarks/ablate.py --only rrf_k_60 cross_script_0 --jobs 2
+    python -m benchmarks ablate                       # every variant, English + Chinese + cross-lingual
+    python -m benchmarks ablate --only rrf_k_60 cross_script_0 --jobs 2
 
-Each variant is ``bench_locomo.py --set …`` in its own process (hybrid and keyword; suites en, zh,
+Each variant is ``benchmarks locomo --set …`` in its own process (hybrid and keyword; suites en, zh,
 zhmix, xl, the agent-transcript worlds agent and agentxl, and wrong), per question, beside one baseline
 run. A change counts only beyond noise: per
 metric, questions gained g and lost l against the baseline, and the difference is noise unless
@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 OUT = HERE / "out" / "ablate"
 
 # name → (what is removed, --set items)
@@ -67,12 +68,12 @@ LOWER_IS_BETTER = {"all-low"}
 
 def run_variant(name: str, sets: list[str], methods: list[str]) -> Path:
     out = OUT / f"{name}.json"
-    cmd = [sys.executable, str(HERE / "bench_locomo.py"),
+    cmd = [sys.executable, "-m", "benchmarks", "locomo",
            "--suites", "en", "zh", "zhmix", "xl", "agent", "agentxl", "wrong",
            "--methods", *methods, "--json", str(out), "--per-question", "--no-recall-at-k",
            "--query-cache", str(OUT / "queries.pickle"), *(a for s in sets for a in ("--set", s))]
     log = (OUT / f"{name}.log").open("w")
-    proc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     if proc.returncode not in (0, 1):  # 1: a target failed, which is a result, not an error
         raise SystemExit(f"{name}: bench_locomo exited {proc.returncode}, see {OUT / (name + '.log')}")
     return out

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from locomo_load import Corpus
 
+from benchmarks.worlds.locomo import Corpus
 from hermes_side.search.query import CJK_CHAR, EN_STOPWORDS
 
 TOP = 50

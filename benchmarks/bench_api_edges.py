@@ -6,7 +6,7 @@
 2. Memory of a real ``hermes recall serve`` fed four unauthenticated 300 MB bodies (RSS before,
    after), and one authenticated chunked 300 MB body (413 while streaming).
 
-    .venv/bin/python benchmarks/bench_api_edges.py [--rounds 20000] [--http-rounds 3000] [--skip-memory]
+    python -m benchmarks api_edges [--rounds 20000] [--http-rounds 3000] [--skip-memory]
 """
 
 from __future__ import annotations
@@ -15,12 +15,9 @@ import argparse
 import os
 import socket
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 KEY = "bench-launch-key-0123456789"
 OTHER = "bench-work-key-0123456789"
@@ -146,12 +143,12 @@ def memory(home: Path, root: Path) -> None:
           f"{after_unauth}; after a chunked 300 MB body with the key ({chunked.decode()}): {after}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20000)
     parser.add_argument("--http-rounds", type=int, default=3000)
     parser.add_argument("--skip-memory", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-api-edges-") as tmp:
         root = Path(tmp)
         home = _home(root)

@@ -1,8 +1,8 @@
 """Cold start: one search in a fresh process, as a user types it, ours next to deja-vu's.
 
-    .venv/bin/python benchmarks/bench_cold_start.py [--rounds 5]
+    python -m benchmarks cold_start [--rounds 5]
 
-Over a copy of the English LoCoMo home that ``bench_locomo.py`` built (benchmarks/out/homes/en-all,
+Over a copy of the English LoCoMo home that ``python -m benchmarks locomo`` built (benchmarks/out/homes/en-all,
 the embedding index included), with the plugin enabled in the copy's config.yaml:
 
 - ``hermes --version``: Hermes' own CLI start, the floor any plugin command stands on;
@@ -29,8 +29,6 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(HERE.parent))
 
 QUESTIONS = {"en": "What did Caroline research?", "zh": "Caroline 研究了什么？"}
 
@@ -50,13 +48,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--home", type=Path, default=HERE / "out" / "homes" / "en-all",
-                    help="a home bench_locomo.py built (default: benchmarks/out/homes/en-all)")
+                    help="a home `python -m benchmarks locomo` built (default: benchmarks/out/homes/en-all)")
     ap.add_argument("--deja", type=Path, help="the deja-vu binary (default: .cache/deja-vu from npm, then PATH)")
     args = ap.parse_args(argv)
     if not (args.home / "corpus.pickle").exists():
-        print(f"no benchmark home at {args.home}: run benchmarks/bench_locomo.py --suites en first", file=sys.stderr)
+        print(f"no benchmark home at {args.home}: run python -m benchmarks locomo --suites en first", file=sys.stderr)
         return 2
-    import deja  # noqa: PLC0415
+    from benchmarks import deja  # noqa: PLC0415
 
     hermes = shutil.which("hermes", path=str(Path(sys.executable).parent)) or shutil.which("hermes")
     if hermes is None:

@@ -2,9 +2,9 @@
 nothing forgotten, then with a share of every bucket's messages forgotten (``stores/forgotten.py``,
 read through the one eligibility predicate), plus the cost of preparing a connection.
 
-Run on a home made by ``benchmarks/synth.py`` (a copy: this writes the home's forgotten.db):
+Run on a home made by ``python -m benchmarks synth`` (a copy: this writes the home's forgotten.db):
 
-    .venv/bin/python benchmarks/bench_forget.py --home /tmp/synth200k --share 0.1
+    python -m benchmarks forget --home /tmp/synth200k --share 0.1
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ import argparse
 import json
 import random
 import sqlite3
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.bench_latency import bucket_sessions, load, summary, time_engine  # noqa: E402
+from benchmarks.bench_latency import bucket_sessions, load, summary, time_engine
 
 
 def _prepare_ms(home: Path, rounds: int = 50) -> dict:
@@ -42,13 +40,13 @@ def _prepare_ms(home: Path, rounds: int = 50) -> dict:
     return {"refill": summary(cold), "unchanged": summary(warm)}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--home", type=Path, required=True)
     ap.add_argument("--share", type=float, default=0.1, help="share of each bucket's messages forgotten")
     ap.add_argument("--max-queries", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     import os
 
     os.environ["HERMES_HOME"] = str(args.home)

@@ -1,7 +1,7 @@
 """Embedding pipeline cost: indexing throughput vs the raw model, and search memory/latency.
 
-    .venv/bin/python benchmarks/bench_indexing.py [--messages 2000] [--vectors 100000]
-                                                        [--skip-index] [--skip-vectors] [--json out.json]
+    python -m benchmarks indexing [--messages 2000] [--vectors 100000]
+                                  [--skip-index] [--skip-vectors] [--json out.json]
 
 1. Indexing: N synthetic mixed zh/en messages (70% short, 25% medium, 5% long) in a temp
    HERMES_HOME written by Hermes' own ``SessionDB.import_sessions``. The same passages (our chunks
@@ -32,7 +32,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 ZH = ["我们决定用 Alembic 做数据库迁移", "明天下午三点开会讨论发布计划", "这个接口的超时时间改成三十秒",
       "缓存失效的问题已经定位到了", "先把测试覆盖率提到百分之八十", "部署脚本需要支持回滚",
@@ -241,8 +240,8 @@ def bench_vectors(count: int, queries: int) -> dict:
     build_vectors(home, count)
     build_s = time.perf_counter() - t
     env = {**os.environ, "HERMES_HOME": str(home), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, __file__, "--child", str(home), "--queries", str(queries)],
-                          env=env, capture_output=True, text=True, check=True)
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_indexing", "--child", str(home), "--queries",
+                           str(queries)], env=env, cwd=ROOT, capture_output=True, text=True, check=True)
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     shutil.rmtree(home, ignore_errors=True)
     result["fixture_build_s"] = round(build_s, 1)

@@ -1,8 +1,8 @@
 """Keyword search of two commits and Hermes' own search, query by query alternating, answers compared.
 
-    .venv/bin/python benchmarks/bench_keyword_ab.py --home benchmarks/out/synth200k --base main [--rounds 3]
+    python -m benchmarks keyword_ab --home benchmarks/out/synth200k --base main [--rounds 3]
 
-The English queries of ``bench_scale.py``'s keyword-vs-Hermes loop ("all": the ``--buckets``
+The English queries of ``bench_scale``'s keyword-vs-Hermes loop ("all": the ``--buckets``
 projects' English queries, ``--max-queries`` each), each searched through the tool (keyword mode,
 limit 3, in its project) by this checkout and by ``--base`` (a temporary git worktree), and by
 Hermes' unscoped ``SessionDB.search_messages``: each arm is a process of its own, and the arms take
@@ -26,7 +26,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
 
 WORKER = r"""
 import json, os, sys, time
@@ -88,8 +87,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="timed passes over the queries")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
-    from bench_latency import load, summary
-    from bench_scale import english, load_avg
+    from benchmarks.bench_latency import load, summary
+    from benchmarks.bench_scale import english, load_avg
 
     home = args.home.resolve()
     manifest, queries = load(home)

@@ -1,8 +1,8 @@
 """Latency, concurrency, indexing throughput and memory at scale, side by side with Hermes' search.
 
-Run on a home made by ``benchmarks/synth.py`` (1M messages, scope buckets 1k/10k/100k):
+Run on a home made by ``python -m benchmarks synth`` (1M messages, scope buckets 1k/10k/100k):
 
-    .venv/bin/python benchmarks/bench_latency.py --home benchmarks/out/synth1m --index --api --json out.json
+    python -m benchmarks latency --home benchmarks/out/synth1m --index --api --json out.json
 
 * keyword / semantic / hybrid ``project_history_search`` p50/p95 per scope bucket (the tool's own
   code path: scope → rank → group → format), query embedding included;
@@ -187,7 +187,7 @@ def api_bench(home: Path, queries: list[dict], buckets: dict[str, str], per_clie
         proc.wait(10)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--home", type=Path, required=True)
     ap.add_argument("--modes", default="keyword,semantic,hybrid")
@@ -201,10 +201,9 @@ def main() -> None:
     ap.add_argument("--ab-translation", action="store_true",
                     help="time the Chinese queries with and without the translated keyword list, alternating")
     ap.add_argument("--json", type=Path)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     home = args.home.resolve()
     os.environ["HERMES_HOME"] = str(home)
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from hermes_state import SessionDB
 
     from hermes_side.search.engine import SearchEngine

@@ -1,8 +1,8 @@
 """Retrieval quality on LoCoMo, per language, every method side by side over the same state.db.
 
-    .venv/bin/python benchmarks/bench_locomo.py                     # every suite, every method (one run)
-    .venv/bin/python benchmarks/bench_locomo.py --suites en wrong   # a subset; --files 26 30 for fewer conversations
-    .venv/bin/python benchmarks/bench_locomo.py --json benchmarks/out/locomo.json --per-question
+    python -m benchmarks locomo                     # every suite, every method (one run)
+    python -m benchmarks locomo --suites en wrong   # a subset; --files 26 30 for fewer conversations
+    python -m benchmarks locomo --json benchmarks/out/locomo.json --per-question
 
 Suites (benchmarks/README.md has the details):
 
@@ -40,11 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
-
-import locomo_load  # noqa: E402
-from locomo_load import Corpus, Question, default_data_dir, default_zh_dir  # noqa: E402
+from benchmarks.worlds import locomo as locomo_load
+from benchmarks.worlds.locomo import Corpus, Question, default_data_dir, default_zh_dir
 
 SUITES = ("en", "zh", "zhpool", "zhmix", "xl", "rev", "agent", "agentxl", "wrong")
 PLUGIN_MODES = ("keyword", "semantic", "hybrid")
@@ -231,7 +228,7 @@ def deja_method(corpus: Corpus, binary: Path | None):
     binary is missing (the report says so)."""
     if binary is None:
         return None
-    from deja import DejaVu  # noqa: PLC0415
+    from benchmarks.deja import DejaVu  # noqa: PLC0415
 
     deja = DejaVu(binary, corpus)
 
@@ -521,13 +518,12 @@ def latency_loop(engine, corpus: Corpus, questions: list[Question], deja_bin: Pa
     """The tool's hybrid search (what an agent or ``/recall`` waits for: one ``search``, limit 5) and
     deja-vu's ``search --project`` (a process per question, as its users run it) on the same
     questions, alternating which goes first, so the machine's mood falls on both columns alike."""
-    from bench_latency import summary  # noqa: PLC0415
-
+    from benchmarks.bench_latency import summary  # noqa: PLC0415
     from hermes_side.search.request import SearchRequest  # noqa: PLC0415
 
     deja = None
     if deja_bin is not None:
-        from deja import DejaVu  # noqa: PLC0415
+        from benchmarks.deja import DejaVu  # noqa: PLC0415
 
         deja = DejaVu(deja_bin, corpus)
     arms = {"hybrid": lambda q: engine.search(SearchRequest(query=q.question, mode="hybrid", limit=LIMIT),
@@ -562,7 +558,7 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
     info: dict = {"settings": dict(changes)} if changes else {}
     deja_bin = None
     if "deja" in args.methods:
-        import deja  # noqa: PLC0415
+        from benchmarks import deja  # noqa: PLC0415
 
         deja_bin = deja.find_binary(args.deja)
         if deja_bin is None:
@@ -628,13 +624,13 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
             methods["hermes"], close = hermes_method(corpus)
             closers.append(close)
         if "bm25" in args.methods and world != "agent":  # the plain baselines: plain world only
-            from baselines import PlainBM25  # noqa: PLC0415
+            from benchmarks.baselines import PlainBM25  # noqa: PLC0415
             methods["bm25"] = baseline_method(PlainBM25(corpus).rank)
         if "bm25dict" in args.methods and world != "agent":  # the plain baselines: plain world only
-            from baselines import PlainBM25  # noqa: PLC0415
+            from benchmarks.baselines import PlainBM25  # noqa: PLC0415
             methods["bm25dict"] = baseline_method(PlainBM25(corpus).rank_translated)
         if "e5" in args.methods and world != "agent":  # the plain baselines: plain world only
-            from baselines import PlainE5  # noqa: PLC0415
+            from benchmarks.baselines import PlainE5  # noqa: PLC0415
             methods["e5"] = baseline_method(PlainE5(corpus, corpus.home / "plain_e5.npz").rank)
         if deja_bin is not None:
             methods["deja"] = deja_method(corpus, deja_bin)

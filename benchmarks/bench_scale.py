@@ -1,10 +1,10 @@
 """What a search costs as the profile grows around a project, in one run (issue 25).
 
-    .venv/bin/python benchmarks/synth.py --home benchmarks/out/synth1m --messages 1000000 --conversations 5000
-    .venv/bin/python benchmarks/fill_vectors.py --home benchmarks/out/synth1m --all
-    .venv/bin/python benchmarks/bench_scale.py --home benchmarks/out/synth1m [--base COMMIT] [--json out.json]
+    python -m benchmarks synth --home benchmarks/out/synth1m --messages 1000000 --conversations 5000
+    python -m benchmarks fill_vectors --home benchmarks/out/synth1m --all
+    python -m benchmarks scale --home benchmarks/out/synth1m [--base COMMIT] [--json out.json]
 
-On a home made by ``synth.py`` whose every message has a (random) vector (``fill_vectors.py
+On a home made by ``benchmarks synth`` whose every message has a (random) vector (``fill_vectors.py
 --all``: what a year of busy projects leaves in embeddings.db, without embedding a million texts):
 
 1. **first search**: one hybrid search in the ``--first`` bucket's project in a fresh process, wall
@@ -17,7 +17,7 @@ On a home made by ``synth.py`` whose every message has a (random) vector (``fill
 
 4. **hybrid vs deja-vu on LoCoMo** (``--locomo N``): the first N English LoCoMo questions through
    the tool's hybrid search and deja-vu's ``search --project``, alternating (``bench_locomo.latency_loop``;
-   the LoCoMo home of ``bench_locomo.py`` is reused or built, deja-vu from ``.cache/deja-vu``).
+   the LoCoMo home of ``benchmarks locomo`` is reused or built, deja-vu from ``.cache/deja-vu``).
 
 The load average is printed with each part.
 """
@@ -36,7 +36,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
 
 FIRST = """
 import json, resource, sys, time
@@ -95,8 +94,7 @@ def keyword_vs_hermes(engine, db, queries: list[tuple[dict, str]]) -> dict:
     """The tool's keyword search of each (query, project) in that project and Hermes' unscoped
     search_messages of the same text, alternating which goes first; how often Hermes found nothing
     (it ANDs every word, so a question of many words mostly returns at once, empty)."""
-    from bench_latency import summary
-
+    from benchmarks.bench_latency import summary
     from hermes_side.search.request import parse_search_args
 
     times: dict[str, list[float]] = {"tool": [], "hermes": []}
@@ -115,17 +113,15 @@ def keyword_vs_hermes(engine, db, queries: list[tuple[dict, str]]) -> dict:
 def locomo_latency(n: int) -> dict:
     """Part 4: the LoCoMo home of bench_locomo.py (reused, or built and indexed once), then its
     alternating latency loop. Runs in this process after the synthetic parts; HERMES_HOME follows."""
-    import bench_locomo
-    import deja
-    import locomo_load
-
+    from benchmarks import bench_locomo, deja
+    from benchmarks.worlds import locomo
     from hermes_side.search.engine import SearchEngine
     from hermes_side.search.request import SearchRequest
 
-    data = bench_locomo.default_data_dir()
+    data = locomo.default_data_dir()
     home = (bench_locomo.DEFAULT_CACHE / "en-all").resolve()
     corpus, _ = bench_locomo.cached_corpus(home, bench_locomo._fingerprint(data),
-                                           lambda h: locomo_load.load_locomo(h, data, None))
+                                           lambda h: locomo.load_locomo(h, data, None))
     bench_locomo.build_embedding_index(corpus.home)
     os.environ["HERMES_HOME"] = str(corpus.home)
     engine = SearchEngine(corpus.home)
@@ -148,10 +144,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     home = args.home.resolve()
     os.environ["HERMES_HOME"] = str(home)
-    sys.path.insert(1, str(ROOT))
-    from bench_latency import load, time_engine
     from hermes_state import SessionDB
 
+    from benchmarks.bench_latency import load, time_engine
     from hermes_side.embedding import store
     from hermes_side.search.engine import SearchEngine
 

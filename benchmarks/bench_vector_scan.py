@@ -1,6 +1,6 @@
 """How long one query's exact vector scan takes over a scope of N vectors, per storage format.
 
-    .venv/bin/python benchmarks/bench_vector_scan.py [--sizes 10000 100000 1000000] [--repeat 20]
+    python -m benchmarks vector_scan [--sizes 10000 100000 1000000] [--repeat 20]
 
 What chose brute force over an index library for semantic search (issue 25): the scan of a
 scope's vectors is ``embedding/vectors.py``'s ``score_rows`` (int8 rows + a float32 scale per
@@ -17,13 +17,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 DIM = 384
 

@@ -1,8 +1,8 @@
 """Search latency of this checkout next to an earlier commit's, in one run.
 
-    .venv/bin/python benchmarks/compare_versions.py --base 807e72d [--rounds 2] [--suites en zh xl]
+    python -m benchmarks compare_versions --base 807e72d [--rounds 2] [--suites en zh xl]
 
-The earlier commit is checked out into a temporary git worktree; both run ``bench_locomo.py
+The earlier commit is checked out into a temporary git worktree; both run ``benchmarks locomo
 --methods hybrid`` over the same cached homes (benchmarks/out/homes, copied for the base so
 neither writes the other's index), alternated A B A B so that load from other processes drifts
 over both. Per suite, the median over rounds of each run's p95 (ms per question, the local model
@@ -25,11 +25,18 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
-def run(checkout: Path, homes: Path, suites: list[str], out: Path) -> dict[str, dict]:
-    sys.path.insert(0, str(HERE))
-    from locomo_load import default_data_dir, default_zh_dir  # noqa: PLC0415  (this checkout's ../shared)
+def locomo_command(checkout: Path) -> list[str]:
+    """How ``checkout`` runs the LoCoMo benchmark: the suite's entry point, or for a commit from
+    before the suite (benchmarks as scripts) its ``bench_locomo.py``."""
+    if (checkout / "benchmarks" / "__main__.py").exists():
+        return [sys.executable, "-m", "benchmarks", "locomo"]
+    return [sys.executable, str(checkout / "benchmarks" / "bench_locomo.py")]
 
-    cmd = [sys.executable, str(checkout / "benchmarks" / "bench_locomo.py"), "--suites", *suites,
+
+def run(checkout: Path, homes: Path, suites: list[str], out: Path) -> dict[str, dict]:
+    from benchmarks.worlds.locomo import default_data_dir, default_zh_dir  # noqa: PLC0415  (this checkout's ../shared)
+
+    cmd = [*locomo_command(checkout), "--suites", *suites,
            "--methods", "hybrid", "--cache-dir", str(homes), "--json", str(out),
            "--data-dir", str(default_data_dir()), "--zh-dir", str(default_zh_dir())]
     env = {**os.environ, "PYTHONPATH": str(checkout)}

@@ -1,10 +1,10 @@
 """Replay the conversation step of the tool's English hybrid search, so a conversation list costs
 seconds to measure, not a bench run (issue 26, item 3).
 
-    .venv/bin/python benchmarks/conv_replay.py dump   # one search per en question → benchmarks/out/conv_replay.pickle
-    .venv/bin/python benchmarks/conv_replay.py base   # replay as the tool ranks: must match the dump
-    .venv/bin/python benchmarks/conv_replay.py windows 3 2   # embed every run of 3 / 2 turns as one text (once)
-    .venv/bin/python benchmarks/conv_replay.py joint|asking|fusion|feedback|when   # one idea's table
+    python -m benchmarks conv_replay dump   # one search per en question → benchmarks/out/conv_replay.pickle
+    python -m benchmarks conv_replay base   # replay as the tool ranks: must match the dump
+    python -m benchmarks conv_replay windows 3 2   # embed every run of 3 / 2 turns as one text (once)
+    python -m benchmarks conv_replay joint|asking|fusion|feedback|when   # one idea's table
 
 ``dump`` runs ``SearchEngine.search`` (hybrid, limit 5) over the cached en home and keeps, per
 question, what ``results.group_by_conversation`` was given (the judged hits, the conversation lists
@@ -23,18 +23,15 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
-
 OUT = Path(__file__).resolve().parent / "out"
 DUMP = OUT / "conv_replay.pickle"
 
 
 def dump(suite: str = "en", path: Path = DUMP) -> None:
-    import bench_locomo
-    import locomo_load
     import numpy as np
 
+    from benchmarks import bench_locomo
+    from benchmarks.worlds import locomo as locomo_load
     from hermes_side.embedding.vectors import VectorIndex, _rows_of, score_rows
     from hermes_side.search import engine as engine_mod
     from hermes_side.search import ranker
@@ -391,8 +388,12 @@ REPLAYS = {"joint": joint_passages, "asking": asking_by_reply, "fusion": score_f
            "when": when_questions}
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     cmd = argv[0] if argv else "base"
+    if cmd in ("-h", "--help"):
+        print(__doc__)
+        return 0
     if cmd == "dump":
         dump(argv[1] if len(argv) > 1 else "en")
     elif cmd == "windows":
@@ -406,10 +407,11 @@ def main(argv: list[str]) -> int:
     elif cmd in REPLAYS:
         REPLAYS[cmd](load())
     else:
-        print(f"usage: conv_replay.py dump|windows [widths]|base|{'|'.join(REPLAYS)}", file=sys.stderr)
+        print(f"usage: python -m benchmarks conv_replay dump|windows [widths]|base|{'|'.join(REPLAYS)}",
+              file=sys.stderr)
         return 2
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

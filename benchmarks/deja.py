@@ -21,7 +21,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from locomo_load import Corpus
+from benchmarks.worlds.locomo import Corpus
 
 PACKAGE = "@vshulcz/deja-vu-linux-amd64"
 DEFAULT_PREFIX = Path(__file__).resolve().parents[1] / ".cache" / "deja-vu"

@@ -10,8 +10,8 @@ scoring cost depends on that, not on which rows the terms land on. Rows get
 searches report ``ready`` and never start a catch-up. Retrieval quality must never be measured
 on such a home; use a copy of the synth home, not a real profile.
 
-    .venv/bin/python benchmarks/fill_vectors.py --home benchmarks/out/synth1m_vec --bucket 100k
-    .venv/bin/python benchmarks/fill_vectors.py --home benchmarks/out/synth1m_vec --all
+    python -m benchmarks fill_vectors --home benchmarks/out/synth1m_vec --bucket 100k
+    python -m benchmarks fill_vectors --home benchmarks/out/synth1m_vec --all
 
 ``--all`` gives every eligible message of the profile a vector (what a year of busy projects
 leaves in embeddings.db), so a benchmark can show what a search in one project reads of it; the
@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -32,17 +31,16 @@ import numpy as np
 SYNTHETIC = "synthetic-random-vector"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--home", type=Path, required=True)
     ap.add_argument("--bucket", default="100k", help="scope bucket of synth_manifest.json")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--sample", type=int, default=400, help="real messages whose latent terms are modelled")
     ap.add_argument("--all", action="store_true", help="every eligible message of the profile, not one bucket")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     home = args.home.resolve()
     os.environ["HERMES_HOME"] = str(home)
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from hermes_side.embedding import load_settings, make_embedder, store
     from hermes_side.embedding.indexer import chunker_key
     from hermes_side.embedding.terms import TERMS_PER_TEXT, encode_terms

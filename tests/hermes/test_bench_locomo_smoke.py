@@ -7,11 +7,9 @@ its conversation's project folder. LoCoMo is research data read from ../shared a
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
@@ -38,11 +36,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(
 
 
 def _load_module():
-    spec = importlib.util.spec_from_file_location("_bench_locomo_load", REPO / "benchmarks" / "locomo_load.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(spec.name, module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    from benchmarks.worlds import locomo  # noqa: PLC0415
+
+    return locomo
 
 
 @pytest.fixture(scope="module")
@@ -191,9 +187,8 @@ def test_scene_ids_map_to_locomo_conversations(loaded):
 
 def test_one_command_reports_every_suite_from_a_cached_home(tmp_path, monkeypatch, capsys):
     """The benchmark's own entry point on one conversation, keyword methods only (no model)."""
-    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
     monkeypatch.setenv("HERMES_HOME", str(tmp_path))
-    import bench_locomo  # noqa: PLC0415
+    from benchmarks import bench_locomo  # noqa: PLC0415
 
     argv = ["--files", CONV, "--methods", "bm25", "keyword", "--suites", "en", "zh", "xl",
             "--data-dir", str(DATA_DIR), "--zh-dir", str(ZH_DIR), "--cache-dir", str(tmp_path / "homes"),

@@ -1,4 +1,4 @@
-"""Smoke test for benchmarks/synth.py (the scale-benchmark data generator).
+"""Smoke test for ``python -m benchmarks synth`` (the scale-benchmark data generator).
 
 Runs the generator for ~2,000 messages into a temp HERMES_HOME and checks the manifest against
 what Hermes actually stored: per-project message counts by cwd-folder attribution (computed here
@@ -24,15 +24,14 @@ from hermes_side.stores.hermes_db import ro_uri
 pytestmark = pytest.mark.slow  # real processes or load: scripts/test.sh --fast skips it
 
 REPO = Path(__file__).resolve().parents[2]
-SYNTH = REPO / "benchmarks" / "synth.py"
 ARGS = ["--messages", "2000", "--conversations", "40", "--projects", "8", "--seed", "3", "--quiet"]
 COMPACTION_PREFIX = "[CONTEXT COMPACTION — REFERENCE ONLY]"
 
 
 def _generate(home: Path) -> None:
     env = {**os.environ, "HERMES_HOME": str(home)}
-    subprocess.run([sys.executable, str(SYNTH), "--home", str(home), *ARGS], check=True, env=env,
-                   timeout=180, capture_output=True)
+    subprocess.run([sys.executable, "-m", "benchmarks", "synth", "--home", str(home), *ARGS], check=True, env=env,
+                   cwd=REPO, timeout=180, capture_output=True)
 
 
 def _ro(path: Path) -> sqlite3.Connection:

@@ -5,7 +5,7 @@ Writes ``$HOME_DIR/state.db`` and ``$HOME_DIR/projects.db`` **through Hermes' ow
 (``hermes_state.SessionDB`` and ``hermes_cli.projects_db``), so every row goes through Hermes'
 INSERT paths and its FTS triggers (``messages_fts`` + ``messages_fts_trigram``).
 
-    python benchmarks/synth.py --home DIR --messages 1000000 --conversations 5000 \
+    python -m benchmarks synth --home DIR --messages 1000000 --conversations 5000 \
         --projects 50 --seed 1
 
 What ends up in DIR (all deterministic for a given seed and size; see benchmarks/README.md):
@@ -1429,7 +1429,7 @@ def build_manifest(args, home, projects, convs, facts, fact_sid, anchors, C_eff)
         f["state"] = "compacted" if (c.op == "compact" and len(c.seg_rows) == 1) else "active"
     return {
         "version": 1,
-        "generator": "benchmarks/synth.py",
+        "generator": "python -m benchmarks synth",
         "params": {"messages": args.messages, "conversations": args.conversations,
                    "conversations_effective": C_eff, "projects": args.projects, "seed": args.seed,
                    "write_mode": args.write_mode},

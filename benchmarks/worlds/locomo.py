@@ -46,11 +46,11 @@ def default_data_dir() -> Path:
 def shared_data(name: str) -> Path:
     """``shared/data/<name>`` in the nearest folder above this checkout that has one (a git
     worktree sits one level deeper than the main checkout)."""
-    here = Path(__file__).resolve().parent
-    for parent in here.parents:
+    checkout = Path(__file__).resolve().parents[2]
+    for parent in (checkout, *checkout.parents):
         if (parent / "shared" / "data" / name).is_dir():
             return parent / "shared" / "data" / name
-    return here.parents[1] / "shared" / "data" / name
+    return checkout.parent / "shared" / "data" / name
 
 
 @dataclass
@@ -476,13 +476,22 @@ def load_locomo_zh(home: Path, data_dir: Path, zh_dir: Path, files=None, pooled:
     return corpus
 
 
-if __name__ == "__main__":  # quick look: python benchmarks/locomo_load.py [files...]
-    import sys
+def main(argv: list[str] | None = None) -> int:
+    """A quick look: the English LoCoMo world of ``files`` in a throw-away home, counted."""
+    import argparse
     import tempfile
 
+    ap = argparse.ArgumentParser(description="Load LoCoMo conversations into a throw-away Hermes home and count them.")
+    ap.add_argument("files", nargs="*", help="conversation files, e.g. 26 30 (default: every one)")
+    args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="locomo-home-") as tmp:
-        c = load_locomo(Path(tmp), default_data_dir(), sys.argv[1:] or None)
+        c = load_locomo(Path(tmp), default_data_dir(), args.files or None)
         print(
             f"{len(c.projects)} projects, {len(c.sessions)} sessions, {c.message_count()} messages, "
             f"{len(c.questions)} questions (dropped {len(c.dropped_questions)} without evidence)"
         )
+    return 0
+
+
+if __name__ == "__main__":  # quick look: python -m benchmarks locomo_world [files...]
+    main()

@@ -1,0 +1,64 @@
+"""``python -m benchmarks <name> [args…]``: run one benchmark; without a name, list them all.
+
+Each name maps to a module whose ``main(argv)`` parses its own arguments (``python -m benchmarks
+<name> --help``). Adding a benchmark is one line in ``BENCHMARKS`` (and one in the README's index).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import sys
+
+BENCHMARKS: dict[str, str] = {  # name → module; the order of the index
+    "locomo": "benchmarks.bench_locomo",
+    "ablate": "benchmarks.ablate",
+    "conv_replay": "benchmarks.conv_replay",
+    "compare_versions": "benchmarks.compare_versions",
+    "cold_start": "benchmarks.bench_cold_start",
+    "scale": "benchmarks.bench_scale",
+    "keyword_ab": "benchmarks.bench_keyword_ab",
+    "latency": "benchmarks.bench_latency",
+    "forget": "benchmarks.bench_forget",
+    "indexing": "benchmarks.bench_indexing",
+    "vector_scan": "benchmarks.bench_vector_scan",
+    "api_edges": "benchmarks.bench_api_edges",
+    # the worlds and fixtures the benchmarks above run on
+    "synth": "benchmarks.worlds.synth",
+    "fill_vectors": "benchmarks.fill_vectors",
+    "locomo_world": "benchmarks.worlds.locomo",
+}
+
+
+def summary(module: str) -> str:
+    """The first line of a module's docstring, read without importing it (no model, no numpy)."""
+    spec = importlib.util.find_spec(module)
+    with open(spec.origin, encoding="utf-8") as f:
+        doc = ast.get_docstring(ast.parse(f.read())) or ""
+    line = " ".join(doc.split("\n\n")[0].split())
+    return line if len(line) <= 100 else line[:99].rsplit(" ", 1)[0] + " …"
+
+
+def index() -> str:
+    width = max(map(len, BENCHMARKS))
+    lines = ["usage: python -m benchmarks <name> [args…]   (python -m benchmarks <name> --help)", ""]
+    lines += [f"  {name:<{width}}  {summary(module)}" for name, module in BENCHMARKS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(index())
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in BENCHMARKS:
+        print(f"no benchmark named {name!r}\n\n{index()}", file=sys.stderr)
+        return 2
+    sys.argv = [f"benchmarks {name}", *rest]  # argparse's usage line names the command as typed
+    return importlib.import_module(BENCHMARKS[name]).main(rest) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
