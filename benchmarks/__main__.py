@@ -25,7 +25,7 @@ BENCHMARKS: dict[str, str] = {  # name → module; the order of the index
     "vector_scan": "benchmarks.bench_vector_scan",
     "api_edges": "benchmarks.bench_api_edges",
     # the worlds and fixtures the benchmarks above run on
-    "synth": "benchmarks.worlds.synth",
+    "synth": "benchmarks.worlds.synth.cli",
     "fill_vectors": "benchmarks.fill_vectors",
     "locomo_world": "benchmarks.worlds.locomo",
 }
