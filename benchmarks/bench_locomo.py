@@ -40,8 +40,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.worlds import locomo as locomo_load
-from benchmarks.worlds.locomo import Corpus, Question, default_data_dir, default_zh_dir
+from benchmarks.worlds import locomo, locomo_agent, locomo_zh
+from benchmarks.worlds.locomo import Corpus, Question, default_data_dir
+from benchmarks.worlds.locomo_zh import default_zh_dir
 
 SUITES = ("en", "zh", "zhpool", "zhmix", "xl", "rev", "agent", "agentxl", "wrong")
 PLUGIN_MODES = ("keyword", "semantic", "hybrid")
@@ -77,7 +78,9 @@ DEFAULT_CACHE = Path(__file__).resolve().parent / "out" / "homes"
 
 
 def _fingerprint(*paths: Path) -> str:
-    h = hashlib.sha256(Path(locomo_load.__file__).read_bytes())
+    h = hashlib.sha256()
+    for world in (locomo, locomo_agent, locomo_zh):  # the loader: a change to it builds the homes anew
+        h.update(Path(world.__file__).read_bytes())
     for p in paths:
         for f in sorted(p.glob("*")) if p.is_dir() else [p]:
             if f.is_file():
@@ -576,16 +579,16 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
     if need_en:
         home = (args.cache_dir / f"en-{tag}").resolve()
         corpus, reused = cached_corpus(home, _fingerprint(args.data_dir),
-                                       lambda h: locomo_load.load_locomo(h, args.data_dir, files))
-        xl = locomo_load.zh_questions(corpus, args.zh_dir) if suites & {"xl", "wrong"} else []
+                                       lambda h: locomo.load_locomo(h, args.data_dir, files))
+        xl = locomo_zh.zh_questions(corpus, args.zh_dir) if suites & {"xl", "wrong"} else []
         worlds.append(("en", corpus, [("en", corpus.questions, True), ("xl", xl, False)]))
         print(f"English home ({'reused' if reused else 'built'}): {corpus.message_count()} messages,"
               f" {len(corpus.questions)} English and {len(xl)} Chinese questions", flush=True)
     if need_zh:
         home = (args.cache_dir / f"zh-{tag}").resolve()
         corpus, reused = cached_corpus(home, _fingerprint(args.data_dir, args.zh_dir),
-                                       lambda h: locomo_load.load_locomo_zh(h, args.data_dir, args.zh_dir, files))
-        rev = locomo_load.questions_over(corpus, worlds[0][1].questions) if worlds and "rev" in suites else []
+                                       lambda h: locomo_zh.load_locomo_zh(h, args.data_dir, args.zh_dir, files))
+        rev = locomo_zh.questions_over(corpus, worlds[0][1].questions) if worlds and "rev" in suites else []
         worlds.append(("zh", corpus, [("zh", corpus.questions, False), ("rev", rev, False)]))
         print(f"Chinese home ({'reused' if reused else 'built'}): {corpus.message_count()} messages,"
               f" {len(corpus.questions)} Chinese and {len(rev)} English questions", flush=True)
@@ -596,7 +599,7 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
             continue
         home = (args.cache_dir / f"{world}-{tag}").resolve()
         corpus, reused = cached_corpus(home, _fingerprint(args.data_dir, args.zh_dir),
-                                       lambda h, shape=shape: locomo_load.load_locomo_zh(h, args.data_dir, args.zh_dir,
+                                       lambda h, shape=shape: locomo_zh.load_locomo_zh(h, args.data_dir, args.zh_dir,
                                                                                          files, **shape))
         worlds.append((world, corpus, [(world, corpus.questions, False)]))
         chinese = sum("：" in t.text.split(" ", 1)[0] for t in corpus.by_message.values())
@@ -606,8 +609,8 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
     if need_agent:
         home = (args.cache_dir / f"agent-{tag}").resolve()
         corpus, reused = cached_corpus(home, _fingerprint(args.data_dir),
-                                       lambda h: locomo_load.load_locomo(h, args.data_dir, files, agent=True))
-        axl = locomo_load.zh_questions(corpus, args.zh_dir) if "agentxl" in suites else []
+                                       lambda h: locomo.load_locomo(h, args.data_dir, files, agent=True))
+        axl = locomo_zh.zh_questions(corpus, args.zh_dir) if "agentxl" in suites else []
         worlds.append(("agent", corpus, [("agent", corpus.questions, True), ("agentxl", axl, False)]))
         print(f"Agent-transcript home ({'reused' if reused else 'built'}): {corpus.message_count()} turns"
               f" (+ tool calls, tool results, {len(corpus.copies)} compaction copies),"

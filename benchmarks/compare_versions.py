@@ -34,7 +34,8 @@ def locomo_command(checkout: Path) -> list[str]:
 
 
 def run(checkout: Path, homes: Path, suites: list[str], out: Path) -> dict[str, dict]:
-    from benchmarks.worlds.locomo import default_data_dir, default_zh_dir  # noqa: PLC0415  (this checkout's ../shared)
+    from benchmarks.worlds.locomo import default_data_dir  # noqa: PLC0415  (this checkout's ../shared)
+    from benchmarks.worlds.locomo_zh import default_zh_dir  # noqa: PLC0415
 
     cmd = [*locomo_command(checkout), "--suites", *suites,
            "--methods", "hybrid", "--cache-dir", str(homes), "--json", str(out),

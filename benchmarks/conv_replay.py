@@ -31,7 +31,7 @@ def dump(suite: str = "en", path: Path = DUMP) -> None:
     import numpy as np
 
     from benchmarks import bench_locomo
-    from benchmarks.worlds import locomo as locomo_load
+    from benchmarks.worlds import locomo
     from hermes_side.embedding.vectors import VectorIndex, _rows_of, score_rows
     from hermes_side.search import engine as engine_mod
     from hermes_side.search import ranker
@@ -41,9 +41,9 @@ def dump(suite: str = "en", path: Path = DUMP) -> None:
     bench_locomo.cached_queries(OUT / "qcache.pickle")
     agent = suite == "agent"
     home = (bench_locomo.DEFAULT_CACHE / f"{suite}-all").resolve()
-    data = locomo_load.default_data_dir()
+    data = locomo.default_data_dir()
     corpus, _ = bench_locomo.cached_corpus(home, bench_locomo._fingerprint(data),
-                                           lambda h: locomo_load.load_locomo(h, data, None, agent=agent))
+                                           lambda h: locomo.load_locomo(h, data, None, agent=agent))
     os.environ["HERMES_HOME"] = str(corpus.home)
     engine = SearchEngine(corpus.home)
     seen: dict = {}

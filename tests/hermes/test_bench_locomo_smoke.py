@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.worlds import locomo, locomo_agent, locomo_zh
+
 REPO = Path(__file__).resolve().parents[2]
 CONV = "30"  # the smallest file: 19 sessions, 369 turns
 
@@ -35,22 +37,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(
 )]
 
 
-def _load_module():
-    from benchmarks.worlds import locomo  # noqa: PLC0415
-
-    return locomo
-
-
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     home = tmp_path_factory.mktemp("locomo-home")
     mp.setenv("HERMES_HOME", str(home))  # the loader sets it too; this restores it afterwards
     try:
-        mod = _load_module()
-        corpus = mod.load_locomo(home, DATA_DIR, [CONV])
+        corpus = locomo.load_locomo(home, DATA_DIR, [CONV])
         raw = json.loads((DATA_DIR / f"{CONV}.json").read_text(encoding="utf-8"))
-        yield mod, corpus, raw
+        yield locomo, corpus, raw
     finally:
         mp.undo()
 
@@ -141,9 +136,9 @@ def test_evidence_normalisation(loaded):
 @pytest.mark.skipif(not (ZH_DIR / "questions.jsonl").is_file(), reason="LoCoMo-zh dev data not available")
 def test_chinese_history_holds_the_summaries_of_the_evidence_turns(tmp_path, monkeypatch):
     monkeypatch.setenv("HERMES_HOME", str(tmp_path))
-    mod = _load_module()
-    corpus = mod.load_locomo_zh(tmp_path, DATA_DIR, ZH_DIR, [CONV])
-    summaries = {mod.zh_turn_key(r["id"]): r["summary"] for r in map(json.loads, (ZH_DIR / "corpus.jsonl").open())}
+    corpus = locomo_zh.load_locomo_zh(tmp_path, DATA_DIR, ZH_DIR, [CONV])
+    rows = map(json.loads, (ZH_DIR / "corpus.jsonl").open())
+    summaries = {locomo_zh.zh_turn_key(r["id"]): r["summary"] for r in rows}
     mine = {k: v for k, v in summaries.items() if k[0] == CONV}
     assert corpus.message_count() == len(mine) and corpus.questions
     with sqlite3.connect(corpus.state_db) as conn:
@@ -160,29 +155,28 @@ def test_the_mixed_chinese_world_keeps_every_other_turn_beside_the_chinese_ones(
     """zhmix: the whole conversation is there, the evidence turns in Chinese, the rest in English, and a
     question's evidence is still exactly its Chinese turns."""
     monkeypatch.setenv("HERMES_HOME", str(tmp_path))
-    mod = _load_module()
-    corpus = mod.load_locomo_zh(tmp_path, DATA_DIR, ZH_DIR, [CONV], mixed=True)
+    corpus = locomo_zh.load_locomo_zh(tmp_path, DATA_DIR, ZH_DIR, [CONV], mixed=True)
     data = json.loads((DATA_DIR / f"{CONV}.json").read_text(encoding="utf-8"))
     english = {t["dia_id"]: t for k, v in data.items() if re.fullmatch(r"session_\d+", k) and v for t in v}
-    summaries = {mod.zh_turn_key(r["id"]): r["summary"] for r in map(json.loads, (ZH_DIR / "corpus.jsonl").open())}
+    rows = map(json.loads, (ZH_DIR / "corpus.jsonl").open())
+    summaries = {locomo_zh.zh_turn_key(r["id"]): r["summary"] for r in rows}
     mine = {dia: s for (conv, dia), s in summaries.items() if conv == CONV}
     assert corpus.message_count() == len(english) and len(corpus.projects) == 1
     with sqlite3.connect(corpus.state_db) as conn:
         content = dict(conn.execute("SELECT id, content FROM messages"))
     for (_, dia), turn in corpus.turns.items():
-        want = f"{turn.speaker}：{mine[dia]}" if dia in mine else mod._turn_text(english[dia])  # as the en world
+        want = f"{turn.speaker}：{mine[dia]}" if dia in mine else locomo._turn_text(english[dia])  # as the en world
         assert content[turn.message_id] == want and (dia in mine) == ("：" in want)
-    plain = mod.load_locomo_zh(tmp_path / "plain", DATA_DIR, ZH_DIR, [CONV])
+    plain = locomo_zh.load_locomo_zh(tmp_path / "plain", DATA_DIR, ZH_DIR, [CONV])
     assert [q.question for q in corpus.questions] == [q.question for q in plain.questions]
     assert all(content[m] == plain.by_message[pm].text for q, pq in zip(corpus.questions, plain.questions, strict=True)
                for m, pm in zip(q.evidence_message_ids, pq.evidence_message_ids, strict=True))
 
 def test_scene_ids_map_to_locomo_conversations(loaded):
-    mod, _, _ = loaded
-    assert mod.zh_turn_key("scene_0_session_2_turn_12") == ("26", "D2:12")
-    assert mod.zh_turn_key("scene_1_session_10_turn_3") == ("30", "D10:3")
+    assert locomo_zh.zh_turn_key("scene_0_session_2_turn_12") == ("26", "D2:12")
+    assert locomo_zh.zh_turn_key("scene_1_session_10_turn_3") == ("30", "D10:3")
     with pytest.raises(ValueError):
-        mod.zh_turn_key("scene_x")
+        locomo_zh.zh_turn_key("scene_x")
 
 
 def test_one_command_reports_every_suite_from_a_cached_home(tmp_path, monkeypatch, capsys):
@@ -211,15 +205,14 @@ def test_the_agent_world_is_written_the_way_hermes_stores_agent_work(tmp_path, m
     through SessionDB; every question's evidence is still a searchable turn (or its compaction copy),
     and the answer the search shows after a tool call is the turn itself, never the machinery."""
     monkeypatch.setenv("HERMES_HOME", str(tmp_path))
-    mod = _load_module()
-    corpus = mod.load_locomo(tmp_path, DATA_DIR, [CONV], agent=True)
+    corpus = locomo.load_locomo(tmp_path, DATA_DIR, [CONV], agent=True)
     with sqlite3.connect(corpus.state_db) as conn:
         rows = {r[0]: r for r in conn.execute("SELECT id, session_id, role, content, tool_calls, active, compacted"
                                               " FROM messages")}
     calls = [r for r in rows.values() if r[2] == "assistant" and r[4] and not r[3]]
     assert calls and any(r[2] == "tool" and r[3].startswith("{") for r in rows.values())
     assert any(r[2] == "user" and (r[3] or "").startswith("[CONTEXT COMPACTION") for r in rows.values())
-    assert any(mod.LONG_TAIL in (r[3] or "") for r in rows.values()) and corpus.copies
+    assert any(locomo_agent.LONG_TAIL in (r[3] or "") for r in rows.values()) and corpus.copies
     for q in corpus.questions:
         for mid in q.evidence_message_ids:
             _, _, role, content, _, active, compacted = rows[mid]
