@@ -111,23 +111,24 @@ def keyword_vs_hermes(engine, db, queries: list[tuple[dict, str]]) -> dict:
 
 
 def locomo_latency(n: int) -> dict:
-    """Part 4: the LoCoMo home of bench_locomo.py (reused, or built and indexed once), then its
+    """Part 4: the LoCoMo home of ``benchmarks locomo`` (reused, or built and indexed once), then its
     alternating latency loop. Runs in this process after the synthetic parts; HERMES_HOME follows."""
-    from benchmarks import bench_locomo, deja
+    from benchmarks import deja
+    from benchmarks.bench_locomo import latency_loop
+    from benchmarks.locomo_homes import DEFAULT_CACHE, build_embedding_index, cached_corpus, loader_fingerprint
     from benchmarks.worlds import locomo
     from hermes_side.search.engine import SearchEngine
     from hermes_side.search.request import SearchRequest
 
     data = locomo.default_data_dir()
-    home = (bench_locomo.DEFAULT_CACHE / "en-all").resolve()
-    corpus, _ = bench_locomo.cached_corpus(home, bench_locomo._fingerprint(data),
-                                           lambda h: locomo.load_locomo(h, data, None))
-    bench_locomo.build_embedding_index(corpus.home)
+    home = (DEFAULT_CACHE / "en-all").resolve()
+    corpus, _ = cached_corpus(home, loader_fingerprint(data), lambda h: locomo.load_locomo(h, data, None))
+    build_embedding_index(corpus.home)
     os.environ["HERMES_HOME"] = str(corpus.home)
     engine = SearchEngine(corpus.home)
     engine.search(SearchRequest(query="warm up", mode="hybrid", limit=5),
                   project=next(iter(corpus.projects.values())))  # the model loads here, untimed
-    return bench_locomo.latency_loop(engine, corpus, corpus.questions, deja.find_binary(None), n)
+    return latency_loop(engine, corpus, corpus.questions, deja.find_binary(None), n)
 
 
 def main(argv=None) -> int:

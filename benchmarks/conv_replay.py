@@ -30,7 +30,8 @@ DUMP = OUT / "conv_replay.pickle"
 def dump(suite: str = "en", path: Path = DUMP) -> None:
     import numpy as np
 
-    from benchmarks import bench_locomo
+    from benchmarks.locomo_homes import DEFAULT_CACHE, cached_corpus, loader_fingerprint
+    from benchmarks.query_cache import QueryCache
     from benchmarks.worlds import locomo
     from hermes_side.embedding.vectors import VectorIndex, _rows_of, score_rows
     from hermes_side.search import engine as engine_mod
@@ -38,13 +39,12 @@ def dump(suite: str = "en", path: Path = DUMP) -> None:
     from hermes_side.search.engine import SearchEngine
     from hermes_side.search.request import SearchRequest
 
-    bench_locomo.cached_queries(OUT / "qcache.pickle")
     agent = suite == "agent"
-    home = (bench_locomo.DEFAULT_CACHE / f"{suite}-all").resolve()
+    home = (DEFAULT_CACHE / f"{suite}-all").resolve()
     data = locomo.default_data_dir()
-    corpus, _ = bench_locomo.cached_corpus(home, bench_locomo._fingerprint(data),
-                                           lambda h: locomo.load_locomo(h, data, None, agent=agent))
+    corpus, _ = cached_corpus(home, loader_fingerprint(data), lambda h: locomo.load_locomo(h, data, None, agent=agent))
     os.environ["HERMES_HOME"] = str(corpus.home)
+    QueryCache(OUT / "qcache.pickle").serve(corpus.home)
     engine = SearchEngine(corpus.home)
     seen: dict = {}
     original_group = engine_mod.group_by_conversation
