@@ -2,7 +2,7 @@
 
 ``python -m hermes_side search --mode keyword`` (and ``hermes recall search``) is a fresh process
 each time; importing numpy and the gateway (which pulls the agent and ``requests``) was most of
-its start (issue 25). How long a start takes is measured by benchmarks/bench_cold_start.py; this
+its start (issue 25). How long a start takes is measured by ``python -m benchmarks cold_start``; this
 only checks that what a keyword search does not need stays unloaded, and that the operator
 surfaces read from Hermes' source are the ones its module holds.
 """
