@@ -55,12 +55,19 @@ def effective_root(row: SessionRow) -> str | None:
     beside its repo has a common root its cwd is not inside). A recorded root counts while the
     cwd lies inside it, or when git confirms it.
     """
-    cwd = (row.get("cwd") or "").strip()
-    recorded = (row.get("git_repo_root") or "").strip()
-    probed = (row.get("probed_repo_root") or "").strip()
-    if recorded and (not cwd or is_within(cwd, recorded) or (probed and path_key(probed) == path_key(recorded))):
+    recorded, probed = _named(row.get("git_repo_root")), _named(row.get("probed_repo_root"))
+    written = row.get("cwd")
+    no_cwd = not (isinstance(written, str) and written.strip())  # a cwd naming no folder is still one
+    same = probed and comparison_segments(probed) == comparison_segments(recorded)
+    if recorded and (no_cwd or is_within(written, recorded) or same):
         return recorded
     return probed or None
+
+
+def _named(path: object) -> str | None:
+    """A recorded path that names a folder, as written (whitespace is part of a POSIX name, so it
+    is not stripped: ``/work/alpha `` is another folder than ``/work/alpha``); None otherwise."""
+    return path if isinstance(path, str) and path_key(path) else None
 
 
 def resolve_project(
@@ -69,7 +76,7 @@ def resolve_project(
 ) -> dict[str, Any]:
     """Return ``{"kind": "explicit", "id", "name"}``, ``{"kind": "auto", "key", "root"}`` or ``{"kind": "home"}``."""
     index = projects if isinstance(projects, FolderIndex) else FolderIndex(projects)
-    cwd = (session_row.get("cwd") or "").strip() or None
+    cwd = _named(session_row.get("cwd"))
     root = effective_root(session_row)
     best, best_depth = None, -1
     for candidate in (cwd, root):
@@ -89,8 +96,8 @@ def identity(place: Mapping[str, Any]) -> tuple[str, str]:
     kind = place["kind"]
     if kind == "explicit":
         return ("explicit", place["id"])
-    if kind == "auto":
-        return ("auto", place["key"])
+    if kind == "auto":  # by the root's segments: a POSIX and a Windows root never share a key
+        return ("auto", "/".join(comparison_segments(place.get("root"))) or place["key"])
     return ("home", "")
 
 

@@ -68,7 +68,8 @@ PATH_SPELLINGS = [
     pytest.param(r"C:\Users\Bob\Repo", r"C:\Users\Bob\Repo2", False, id="windows-prefix-is-not-ancestor"),
     pytest.param(r"C:\Users\Bob\Repo", r"D:\Users\Bob\Repo", False, id="windows-other-drive"),
     pytest.param(r"\\srv\share", r"\\SRV\Share\team\notes", True, id="unc-case-insensitive"),
-    pytest.param(r"\\srv\share\proj", "//srv/share/proj/sub", True, id="unc-forward-slashes"),
+    # A POSIX path, as Linux resolves it (issue 35): "//srv/share" is "/srv/share", not a UNC share.
+    pytest.param(r"\\srv\share\proj", "//srv/share/proj/sub", False, id="posix-double-slash-is-not-unc"),
     pytest.param(r"\\srv\share", r"\\srv\share2", False, id="unc-prefix-is-not-ancestor"),
     pytest.param("/Users/Bob", "/users/bob", False, id="posix-is-case-sensitive"),
     pytest.param("/Users/Bob", "/Users/Bob/code", True, id="posix-descendant"),
@@ -77,6 +78,21 @@ PATH_SPELLINGS = [
     pytest.param("/work/repo", "/work/repo2", False, id="posix-prefix-is-not-ancestor"),
     pytest.param("/work/repo", "/work/repo-old/x", False, id="posix-prefix-with-dash"),
     pytest.param("/work/repo", "/work", False, id="posix-parent-is-not-inside"),
+    # Look-alikes (issue 35): what the operating system resolves the spelling to decides.
+    pytest.param("/work/alpha", "/work/alpha/../vault", False, id="posix-dotdot-leaves-the-folder"),
+    pytest.param("/work/alpha", "/work/vault/../alpha/src", True, id="posix-dotdot-into-the-folder"),
+    pytest.param("/work/alpha", "/work/./alpha//src/.", True, id="posix-dot-and-double-slashes"),
+    pytest.param("/work/alpha", "//work/ALPHA", False, id="posix-double-slash-keeps-case"),
+    pytest.param("/work/alpha", "//work/alpha/x", True, id="posix-double-slash-is-root"),
+    pytest.param("/work/alpha", "work/alpha", False, id="relative-path-names-no-folder"),
+    pytest.param("/work/alpha", "/work\\alpha", False, id="posix-backslash-is-part-of-a-name"),
+    pytest.param("/work/alpha", "/work/alpha ", False, id="posix-trailing-space-is-part-of-a-name"),
+    pytest.param(r"C:\Users\Bob\Repo", r"C:\Users\Bob\Other\..\Repo\src", True, id="windows-dotdot-into"),
+    pytest.param(r"C:\Users\Bob\Repo", r"c:\users\bob\repo\..\vault", False, id="windows-dotdot-leaves"),
+    pytest.param(r"\\srv\share\proj", r"\\SRV\share\..\..\proj", True, id="unc-dotdot-stops-at-the-share"),
+    pytest.param(r"C:\Users\Bob\Repo", "/c:/users/bob/repo", False, id="posix-spelling-never-matches-windows"),
+    pytest.param(r"C:\Users\Bob", r"\Users\Bob", False, id="root-relative-names-no-folder"),
+    pytest.param(r"C:\Users\Bob", "C:Users\\Bob", False, id="drive-relative-names-no-folder"),
 ]
 
 
