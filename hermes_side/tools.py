@@ -200,6 +200,9 @@ OPEN_SCHEMA: dict[str, Any] = {
                            "description": "The 'message_id' of a project_history_search result."},
             "before": {"type": "integer", "default": 3, "description": "Turns before it (0-10, default 3)."},
             "after": {"type": "integer", "default": 3, "description": "Turns after it (0-10, default 3)."},
+            "offset": {"type": "integer", "default": 0,
+                       "description": "Read on in a cut turn: give that turn's read_on message_id and offset "
+                                      "(with before=0, after=0) to get its text from that character."},
         },
         "required": ["message_id"],
     },

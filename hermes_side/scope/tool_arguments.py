@@ -37,6 +37,7 @@ ARGUMENTS: dict[str, dict[str, tuple[str, str]]] = {
     "project_history_open": {
         "message_id": (CHECKED, "a message of the chat's bound project only (any other answers not_found)"),
         "before": (FREE, "a count"), "after": (FREE, "a count"),
+        "offset": (FREE, "a character of the opened message's text"),
     },
     "project_session_move": {"project_id": (CHECKED, "refused in chats: admin_only (an admin moves with /move)")},
     "web_search": {"query": (FREE, "search words for the provider"), "limit": (FREE, "a count")},
