@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable
@@ -321,6 +322,32 @@ def report(home: Path | str, conn: sqlite3.Connection | None = None) -> dict[str
             "missing": [g.sentence() for g in gaps],
             "seal_gaps": seal_gaps(home, conn),
             "optional": optional_features(conn)}
+
+
+HOST_PROCESS_ENV = "HERMES_PLUGIN_HOST_PROCESS"  # hermes_cli.plugin_isolation.HOST_PROCESS_ENV (0.22)
+
+
+def in_plugin_host() -> bool:
+    """Whether this process is a plugin host (``plugins.isolation: host``, newer Hermes): then the
+    guard runs here while the Hermes it guards — its hooks, its held settings — is the parent."""
+    try:
+        name = str(importlib.import_module("hermes_cli.plugin_isolation").HOST_PROCESS_ENV)
+    except (ImportError, AttributeError):  # 0.19: every plugin runs in Hermes' own process
+        name = HOST_PROCESS_ENV
+    return os.environ.get(name) == "1"
+
+
+def redirects_checked() -> bool:
+    """Whether this Hermes fetches a chat's image source through a client that checks every
+    connection, redirects included (``tools.url_safety.create_ssrf_safe_client``: 0.22's OpenAI
+    image providers download through it). Without it (0.19's provider downloads with
+    ``requests.get``, following redirects unchecked) a public https address can answer
+    ``302 → http://127.0.0.1:…``: only ``data:`` sources are safe."""
+    try:
+        module = importlib.import_module("tools.url_safety")
+    except ImportError:
+        return False
+    return callable(getattr(module, "create_ssrf_safe_client", None))
 
 
 def load_problems() -> list[str]:

@@ -15,11 +15,10 @@ it comes from is treated as a chat; a config.yaml that does not parse means the 
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
-from ..host import features
+from ..host import features, held, rewriters
 from ..host.config import ConfigError, read_config
 from ..stores import hermes_db
 from . import tool_policy
@@ -40,12 +39,11 @@ def config_or_error(home: Path) -> tuple[dict[str, Any] | None, str | None]:
         return None, str(exc)
 
 
-def chat_policy(home: Path) -> tuple[tool_policy.Settings, bool]:
-    """(the operator's switches, private addresses allowed) for the profile at ``home``; a config
-    that cannot be read gives the default, closed policy."""
+def chat_policy(home: Path) -> tuple[tool_policy.Settings, held.PrivateUrls]:
+    """(the operator's switches, private addresses as the file and the running Hermes have them)
+    for the profile at ``home``; a config that cannot be read gives the default, closed policy."""
     config, _error = config_or_error(home)
-    return (tool_policy.settings_from(config),
-            tool_policy.private_urls_allowed(config, os.environ.get("HERMES_ALLOW_PRIVATE_URLS")))
+    return tool_policy.settings_from(config), held.private_urls(home, config)
 
 
 def is_chat_session(home: Path, session_id: str, session_key: str | None, platform: str | None) -> bool:
@@ -77,13 +75,26 @@ def is_chat_session(home: Path, session_id: str, session_key: str | None, platfo
 
 
 def _url_check() -> tool_policy.tool_arguments.UrlCheck | None:
-    """Hermes' own private-address check (tools/url_safety.py); None when this Hermes has none
-    (then an image source must be a data: image)."""
+    """Hermes' own private-address check (tools/url_safety.py) where the fetch behind it checks
+    every redirect too (host/features.redirects_checked); None otherwise (then an image source
+    must be a data: image)."""
+    if not features.redirects_checked():
+        return None
     try:
         from tools.url_safety import is_safe_url
     except ImportError:
         return None
     return is_safe_url
+
+
+def verdict(tool: str, args: Any, home: Path) -> str | None:
+    """The block message for ``tool`` with ``args`` if it were called from a chat, or None."""
+    settings, private = chat_policy(home)
+    message = tool_policy.decide(tool, args, settings, private_urls=private.allowed, url_check=_url_check(),
+                                 private_why=private.why)
+    if message is None:  # allowed as judged: unless something can change the arguments after us
+        message = tool_policy.rewritable(tool, settings, rewriters.argument_rewriters(on_pre_tool_call))
+    return message
 
 
 def on_pre_tool_call(tool_name: str = "", args: Any = None, session_id: str = "",
@@ -95,8 +106,7 @@ def on_pre_tool_call(tool_name: str = "", args: Any = None, session_id: str = ""
         from ..host.profile import current_profile
 
         home = current_profile().home
-        settings, private_urls = chat_policy(home)
-        message = tool_policy.decide(tool, args, settings, private_urls=private_urls, url_check=_url_check())
+        message = verdict(tool, args, home)
         if message is None:
             return None
         # A Hermes lacking what telling chats apart needs (host/features.py: the block directive,

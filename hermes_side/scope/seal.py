@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..host import features
+from ..host import features, held
 from ..host.config import plugin_enabled
 from ..host.profile import PLUGIN_KEY, named_profile, profiles_root
 from . import tool_arguments, tool_policy
@@ -104,7 +104,9 @@ def _doors_of(home: Path, *, routes: bool) -> tuple[list[dict[str, str]], list[s
                                                                            in sorted(checked.items()))})
                 continue
             doors.append({"door": tool, "why": f"allowed in chats (chat_tools.allow): {_why_open(tool, backend)}"})
-    unverified += _unverified_sources(config)
+    unverified += _unverified_sources(config) + held.restart_notes(home)
+    if isolation_host(config):
+        unverified.append(HOST_NOTE)
     if routes:
         for name in _routed_profiles(config):
             other = named_profile(profiles_root(home), name)
@@ -120,13 +122,32 @@ def _doors_of(home: Path, *, routes: bool) -> tuple[list[dict[str, str]], list[s
     return doors, unverified
 
 
+HOST_NOTE = ("plugins.isolation is 'host': the guard runs in a plugin host, where it cannot see what the running "
+             "Hermes holds of allow_private_urls nor which hooks can change a tool's arguments, so the tools that "
+             "fetch addresses and those whose arguments it checks are closed in chats")
+
+
+def isolation_host(config: Mapping[str, Any]) -> bool:
+    """Whether Hermes runs general plugins (this one) in a plugin host (newer Hermes' own rule)."""
+    try:
+        from hermes_cli import plugin_isolation
+    except ImportError:  # 0.19: every plugin runs in Hermes' own process
+        return False
+    try:
+        return plugin_isolation.isolation_mode(dict(config)) == plugin_isolation.ISOLATION_HOST
+    except Exception:
+        return False
+
+
 def _unverified_sources(config: Mapping[str, Any]) -> list[str]:
     out: list[str] = []
     plugins = config.get("plugins")
     enabled = plugins.get("enabled") if isinstance(plugins, Mapping) else None
     for name in enabled if isinstance(enabled, list) else []:
         if isinstance(name, str) and name != PLUGIN_KEY:
-            out.append(f"plugin {name}: its tools are closed in chats unless allowed")
+            out.append(f"plugin {name}: its tools are closed in chats unless allowed; if it can change other "
+                       "tools' arguments (a pre_tool_call hook, a tool_execution middleware), the tools whose "
+                       "arguments the guard checks are closed in chats too")
     servers = config.get("mcp_servers")
     for name in servers if isinstance(servers, Mapping) else {}:
         out.append(f"MCP server {name}: its tools are closed in chats unless allowed")

@@ -141,7 +141,15 @@ def refusal(tool: str, args: Any, *, url_check: UrlCheck | None = None, private_
         if kind == PUBLIC_SOURCE and value not in (None, "", []):
             values = value if isinstance(value, list) else [value]
             if not all(_public_source(v, url_check, private_urls) for v in values):
-                return (f"{name} must be a data: image or a public https address ({why})" if not private_urls else
-                        f"{name} must be a data: image (private addresses are allowed in this profile, so an "
-                        f"address could reach this machine's own services)")
+                return _source_refusal(name, why, url_check, private_urls)
     return None
+
+
+def _source_refusal(name: str, why: str, url_check: UrlCheck | None, private_urls: bool) -> str:
+    if private_urls:
+        return (f"{name} must be a data: image (private addresses are allowed in this profile, so an address "
+                "could reach this machine's own services)")
+    if url_check is None:
+        return (f"{name} must be a data: image (this Hermes downloads an address without checking where it "
+                "redirects, so a public address could lead to this machine's own services)")
+    return f"{name} must be a data: image or a public https address ({why})"

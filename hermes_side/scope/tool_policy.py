@@ -160,17 +160,6 @@ def settings_from(config: Mapping[str, Any] | None) -> Settings:
     return Settings(sealed=sealed, allow=frozenset(allow), problems=tuple(problems))
 
 
-def private_urls_allowed(config: Mapping[str, Any] | None, env_value: str | None = None) -> bool:
-    """Hermes' own switch (tools/url_safety.py): the env var first, then security., then browser."""
-    if env_value is not None and env_value.strip():
-        return env_value.strip().lower() in ("1", "true", "yes", "on")
-    for section in ("security", "browser"):
-        value = config.get(section) if isinstance(config, Mapping) else None
-        if isinstance(value, Mapping) and "allow_private_urls" in value:
-            return value.get("allow_private_urls") in (True, "true", "True", "yes", 1)
-    return False
-
-
 def why_closed(tool: str) -> str:
     if tool in CLOSED_IN_CHATS:
         return CLOSED_IN_CHATS[tool]
@@ -189,12 +178,17 @@ def safe_in_chats(tool: str, private_urls: bool = False) -> bool:
     return tool in SAFE_IN_CHATS and not (private_urls and tool in PRIVATE_URL_TOOLS)
 
 
+PRIVATE_ALLOWED = "private addresses are allowed in this profile (allow_private_urls)"
+
+
 def decide(tool: str, args: Any, settings: Settings, *, private_urls: bool = False,
-           url_check: tool_arguments.UrlCheck | None = None) -> str | None:
+           url_check: tool_arguments.UrlCheck | None = None, private_why: str = PRIVATE_ALLOWED) -> str | None:
     """The block message for ``tool`` called from a chat session, or None when it may run.
 
     A tool on the allow-list runs only with arguments of the shape ``tool_arguments`` checks; a
-    tool the operator allowed by name runs with any (the seal report counts it as an open door)."""
+    tool the operator allowed by name runs with any (the seal report counts it as an open door).
+    ``private_why`` says why private addresses count as allowed (the file, or what the running
+    Hermes holds: host/held.py)."""
     if not settings.sealed or tool in settings.allow:
         return None
     if safe_in_chats(tool, private_urls):
@@ -202,11 +196,22 @@ def decide(tool: str, args: Any, settings: Settings, *, private_urls: bool = Fal
         if why is None:
             return None
     elif tool in PRIVATE_URL_TOOLS:
-        why = ("private addresses are allowed in this profile (allow_private_urls), so it could reach this "
-               "machine's own services")
+        why = f"{private_why}, so it could reach this machine's own services"
     else:
         why = why_closed(tool)
     return blocked_message(tool, why)
+
+
+def rewritable(tool: str, settings: Settings, rewriters: list[str] | None) -> str | None:
+    """The block message for a tool allowed in chats whose arguments this policy checks, when other
+    callbacks can change them after the check (host/rewriters.py; None: cannot tell), else None."""
+    if not settings.sealed or tool in settings.allow or not tool_arguments.checked_arguments(tool):
+        return None
+    if rewriters == []:
+        return None
+    who = (f"other plugins ({', '.join(rewriters[:3])}) can change its arguments after this check"
+           if rewriters else "this guard cannot see which plugins could change its arguments after this check")
+    return blocked_message(tool, f"{who}, so what it would run with could not be checked")
 
 
 def blocked_message(tool: str, why: str) -> str:
