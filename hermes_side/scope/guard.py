@@ -93,7 +93,7 @@ def verdict(tool: str, args: Any, home: Path) -> str | None:
     message = tool_policy.decide(tool, args, settings, private_urls=private.allowed, url_check=_url_check(),
                                  private_why=private.why)
     if message is None:  # allowed as judged: unless something can change the arguments after us
-        message = tool_policy.rewritable(tool, settings, rewriters.argument_rewriters(on_pre_tool_call))
+        message = tool_policy.rewritable(tool, settings, lambda: rewriters.argument_rewriters(on_pre_tool_call))
     return message
 
 

@@ -22,7 +22,7 @@ Pure: callers pass the parsed config.yaml (or the fact that it did not parse).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -202,12 +202,13 @@ def decide(tool: str, args: Any, settings: Settings, *, private_urls: bool = Fal
     return blocked_message(tool, why)
 
 
-def rewritable(tool: str, settings: Settings, rewriters: list[str] | None) -> str | None:
+def rewritable(tool: str, settings: Settings, rewriters: Callable[[], list[str] | None]) -> str | None:
     """The block message for a tool allowed in chats whose arguments this policy checks, when other
-    callbacks can change them after the check (host/rewriters.py; None: cannot tell), else None."""
+    callbacks can change them after the check (``rewriters()``, asked only for such a tool:
+    host/rewriters.py; None: cannot tell), else None."""
     if not settings.sealed or tool in settings.allow or not tool_arguments.checked_arguments(tool):
         return None
-    if rewriters == []:
+    if (rewriters := rewriters()) == []:
         return None
     who = (f"other plugins ({', '.join(rewriters[:3])}) can change its arguments after this check"
            if rewriters else "this guard cannot see which plugins could change its arguments after this check")
