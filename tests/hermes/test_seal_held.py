@@ -11,12 +11,11 @@ the real tool through Hermes' dispatch, Hermes' own cache; "restarting Hermes" i
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from hermes_side.stores import bindings
+from tests.hermes.loopback import service
 from tests.hermes.world import PLUGIN, call_tool_raw
 
 G111 = "hermes-onebotv11+group+111"
@@ -37,24 +36,9 @@ def hermes_cache():
 def loopback():
     """A service only this machine can reach, counting who fetched it."""
     hits: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 (http.server's name)
-            hits.append(self.path)
-            self.send_response(200)
-            self.send_header("Content-Type", "image/png")
-            self.send_header("Content-Length", str(len(SECRET)))
-            self.end_headers()
-            self.wfile.write(SECRET)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/cat.png", hits
-    server.shutdown()
-    server.server_close()
+    served = service(SECRET, hits)
+    yield f"http://127.0.0.1:{served.port}/cat.png", hits
+    served.close()
 
 
 def write_config(home, allow_private: bool | str) -> None:

@@ -27,12 +27,13 @@ import json
 import socket
 import socketserver
 import ssl
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from hermes_side.stores import bindings
+from tests.hermes.loopback import Served
+from tests.hermes.loopback import service as loopback_service
 from tests.hermes.world import PLUGIN, call_tool_raw
 
 G111 = "hermes-onebotv11+group+111"
@@ -77,36 +78,6 @@ def _certificates(folder):
     return folder / "ca.pem"
 
 
-class _Served:
-    def __init__(self, server):
-        self.server = server
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-
-    @property
-    def port(self) -> int:
-        return self.server.server_address[1]
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def _loopback_service(hits):
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            hits.append(self.path)
-            self.send_response(200)
-            self.send_header("Content-Type", "image/png")
-            self.send_header("Content-Length", str(len(SECRET)))
-            self.end_headers()
-            self.wfile.write(SECRET)
-
-        def log_message(self, *a):
-            pass
-
-    return _Served(ThreadingHTTPServer(("127.0.0.1", 0), Handler))
-
-
 def _image_provider(uploads):
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):  # noqa: N802
@@ -121,7 +92,7 @@ def _image_provider(uploads):
         def log_message(self, *a):
             pass
 
-    return _Served(ThreadingHTTPServer(("127.0.0.1", 0), Handler))
+    return Served(ThreadingHTTPServer(("127.0.0.1", 0), Handler))
 
 
 def _redirecting_proxy(folder, location, first_hops):
@@ -154,14 +125,14 @@ def _redirecting_proxy(folder, location, first_hops):
         allow_reuse_address = True
         address_family = socket.AF_INET
 
-    return _Served(Server(("127.0.0.1", 0), Handler))
+    return Served(Server(("127.0.0.1", 0), Handler))
 
 
 @pytest.fixture
 def redirect_to_loopback(world, loaded_plugin, tmp_path, monkeypatch):
     hits, uploads, first_hops = [], [], []
     ca = _certificates(tmp_path)
-    service, provider = _loopback_service(hits), _image_provider(uploads)
+    service, provider = loopback_service(SECRET, hits), _image_provider(uploads)
     proxy = _redirecting_proxy(tmp_path, f"http://127.0.0.1:{service.port}/other-chat.png", first_hops)
     for name in ("HTTPS_PROXY", "https_proxy"):
         monkeypatch.setenv(name, f"http://127.0.0.1:{proxy.port}")
