@@ -8,6 +8,7 @@ from nonebot.adapters import Bot, Event
 from nonebot.permission import SUPERUSER
 from nonebot_plugin_alconna.uniseg import SerializeFailed, get_target
 
+from ..client import ApiResult, admin_error
 from ..config import plugin_config
 from ..routing import chat_key, is_admin, normalize_adapter
 
@@ -75,3 +76,9 @@ async def chat_context(bot: Bot, event: Event) -> ChatContext:
         and group_role(adapter, event) in GROUP_ADMIN_ROLES
     )
     return ChatContext(adapter, group_id, user_id, is_admin=admin, is_group_admin=group_admin)
+
+
+def failure_text(result: ApiResult, ctx: ChatContext) -> str:
+    """A failed API call as the asker should read it: a bot admin gets what to check (the address
+    tried, the cause; ``client.admin_error``), everyone else the one short sentence."""
+    return admin_error(result) if ctx.is_admin else result.error
