@@ -10,6 +10,7 @@ from nonebot import get_driver, logger, require
 
 require("nonebot_plugin_alconna")
 require("nonebot_plugin_localstore")
+require("nonebot_plugin_uninfo")  # group owners and admins across adapters (handlers/common.py)
 
 from nonebot.plugin import PluginMetadata, inherit_supported_adapters  # noqa: E402
 

@@ -16,6 +16,7 @@ from tests.nonebot.nb_helpers import (
     TEAM_KEY,
     Captured,
     FakeRecallApi,
+    expect_role_lookup,
     group_message,
     recorded,
 )
@@ -26,6 +27,7 @@ async def _reply(app: App, bot_factory, event) -> str:
     async with app.test_matcher() as ctx:
         bot = bot_factory(ctx)
         ctx.receive_event(bot, event)
+        expect_role_lookup(ctx, event)
         ctx.should_call_send(event, reply, result={"message_id": 1})
     assert reply.quotes(event)  # every answer quotes the admin's command
     return reply.text
@@ -35,6 +37,7 @@ async def _silence(app: App, bot_factory, event, matcher) -> None:
     async with app.test_matcher() as ctx:
         bot = bot_factory(ctx)
         ctx.receive_event(bot, event)
+        expect_role_lookup(ctx, event)
         # Not ours to answer: the matcher does not match at all (so another plugin's command of
         # the same name still runs, tests/nonebot/test_good_citizen.py), and nothing is said.
         ctx.should_not_pass_rule(matcher)
