@@ -12,7 +12,6 @@ from ..console import EXIT_USAGE, fail, int_in
 from ..host.profile import PROFILE_NAME, current_profile
 from .access import KEY_NAME, MIN_KEY_CHARS, env_file_key, usable_key
 
-
 # Every module logs under its own ``__name__``, so the package's logger is the one to hold the
 # handlers: ``hermes_side`` when imported by that name (pip entry point, ``python -m hermes_side``),
 # ``hermes_plugins.project_history_recall`` when Hermes loads the plugin as a directory.
