@@ -26,7 +26,16 @@ TURN_WIDTH = 300
 
 
 def _shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """``text`` in ``width`` characters; a cut inside a Latin word backs off to the space before it
+    (a title reads "Why is the product page…", not "Why is the product pa…")."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    if text[width - 1].isascii() and text[width - 1].isalnum() and cut[-1:].isascii() and cut[-1:].isalnum():
+        space = cut.rfind(" ")
+        if space >= width * 2 // 3:
+            cut = cut[:space]
+    return cut.rstrip() + "…"
 
 
 def project_name(project: Mapping[str, Any] | None) -> str:

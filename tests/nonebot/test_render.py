@@ -168,3 +168,12 @@ def test_help_text_hides_admin_commands_from_members(render):
 
     assert "/move" not in texts.texts_for().help(is_admin=False)
     assert "#move" in texts.texts_for("zh", texts.Names(prefix="#")).help(is_admin=True)
+
+
+def test_a_long_title_is_cut_between_words_not_inside_one(render):
+    title = "Why is the product page so slow right after every deploy and what did we change about it"
+    block = render.result_block(1, {"title": title, "snippet": "x"}, NOW)
+    shown = block.splitlines()[0].removeprefix("1. ")
+    assert shown.endswith("…") and title.startswith(shown[:-1]) and title[len(shown) - 1] == " "
+    chinese = "为什么每次部署之后商品页面都会变得很慢以及我们后来是怎么改的" * 3
+    assert render.result_block(1, {"title": chinese}, NOW).splitlines()[0].endswith("…")
