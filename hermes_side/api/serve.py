@@ -9,8 +9,9 @@ import os
 from pathlib import Path
 
 from ..console import EXIT_USAGE, fail, int_in
+from ..host.config import read_key
 from ..host.profile import PROFILE_NAME, current_profile
-from .access import KEY_NAME, MIN_KEY_CHARS, env_file_key, usable_key
+from .access import KEY_NAME, MIN_KEY_CHARS, usable_key
 
 # Every module logs under its own ``__name__``, so the package's logger is the one to hold the
 # handlers: ``hermes_side`` when imported by that name (pip entry point, ``python -m hermes_side``),
@@ -19,17 +20,9 @@ PACKAGE_LOGGER = __name__.rsplit(".", 2)[0]
 
 
 def read_api_key(home: Path) -> tuple[str, str]:
-    """``(key, where it came from)``. One rule, Hermes' own for every key it reads: the profile's
-    ``.env`` wins over the environment (``hermes`` loads that file over the environment before any
-    plugin runs, so ``hermes recall serve`` could not do otherwise); the environment's
-    ``RECALL_API_KEY`` counts when the ``.env`` has none. ``where`` names the file or says
-    "the environment" — never the key."""
-    env_file = home / ".env"
-    in_file = env_file_key(home)
-    if in_file:
-        return in_file, str(env_file)
-    in_env = os.environ.get(KEY_NAME, "").strip()
-    return in_env, (f"the environment ({env_file} has none)" if in_env else "")
+    """``(key, where it came from)``: the profile's ``.env`` wins over the environment
+    (``host.config.read_key``, the rule of every key the plugin reads)."""
+    return read_key(home, KEY_NAME)
 
 
 def _ignored_environment_key(home: Path, key: str) -> str | None:
