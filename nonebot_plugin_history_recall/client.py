@@ -158,13 +158,20 @@ def _interpret(endpoint: Endpoint, what: str, response: httpx.Response) -> ApiRe
     return ApiResult(data=body)
 
 
-def _transport_cause(exc: Exception) -> str:
-    text = repr(exc).lower()
+def _transport_cause(exc: BaseException) -> str:
+    """Why a request never reached the server, from the exception and the ones it wraps (httpx's
+    "All connection attempts failed" holds the ConnectionRefusedError)."""
+    import socket
+
     if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
         return "bad_url"
-    if "name or service not known" in text or "nodename nor servname" in text or "getaddrinfo" in text:
+    chain: list[BaseException] = []
+    while exc is not None and len(chain) < 10:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    if any(isinstance(e, socket.gaierror) or "name or service not known" in str(e).lower() for e in chain):
         return "dns"
-    if isinstance(exc, httpx.ConnectError) and "refused" in text:
+    if any(isinstance(e, ConnectionRefusedError) or "refused" in str(e).lower() for e in chain):
         return "refused"
     return "other"
 
