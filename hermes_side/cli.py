@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .actions.refs import project_ids, session_missing
 from .console import EXIT_FAILED, EXIT_USAGE, fail, int_in, note, warning
 from .errors import RecallError
 from .host import deps
@@ -119,31 +120,6 @@ def _projects_provider(home: Path) -> dict[str, list[str]]:
     from .actions.status import project_sessions
 
     return {pid: info["session_ids"] for pid, info in project_sessions(home).items()}
-
-
-def session_missing(session_id: str) -> str:
-    """The one sentence for a ``--session`` the profile does not have (search, forget)."""
-    return f"no session {session_id!r} in this profile (`hermes sessions list` shows the ids)"
-
-
-def project_ids(home: Path, refs: list[str] | None) -> list[str] | None:
-    """``--project`` values as project ids — for every command that takes one (search, index,
-    consent, forget): an id, a slug or the name ``status`` prints. An unknown one fails with one
-    sentence, the profile's projects listed as ``status`` shows them."""
-    from .stores import hermes_db
-
-    if not refs:
-        return refs
-    try:
-        projects = [p for p in hermes_db.load_projects(home) if not p.get("archived")]
-    except RecallError as exc:
-        fail(str(exc), EXIT_FAILED)
-    found = {ref: hermes_db.find_project(projects, ref) for ref in refs}
-    unknown = [ref for ref, project in found.items() if project is None]
-    if unknown:
-        known = ", ".join(f"{p['name']} ({p.get('slug') or p['id']})" for p in projects) or "none yet"
-        fail(f"no project {', '.join(map(repr, unknown))} in this profile; its projects: {known}")
-    return list(dict.fromkeys(project["id"] for project in found.values() if project))
 
 
 def _run_consent(args: argparse.Namespace) -> None:

@@ -14,13 +14,13 @@ import time
 from datetime import datetime
 from typing import Any
 
-from ..cli import project_ids, session_missing
 from ..host.profile import current_profile
 from ..scope.chats import parse_chat
 from ..search.reader import SearchError, reader_for
 from ..search.request import RequestError, parse_time
 from ..stores import forgotten, hermes_db
 from . import forget
+from .refs import project_ids, session_missing
 
 
 def setup_forget(p: argparse.ArgumentParser) -> None:

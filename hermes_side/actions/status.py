@@ -200,7 +200,7 @@ def run_status(args: argparse.Namespace) -> None:
     if getattr(args, "json", False):
         print(json.dumps(status, indent=2, ensure_ascii=False))
     else:
-        steps = next_steps(status, enabled=config.plugin_enabled(profile.home), config_file=profile.config_file)
+        steps = next_steps(status, enabled=config.plugin_enabled(profile.home))
         print(render_status(status, _endpoint(profile.home), steps))
     if broken(status):
         sys.exit(EXIT_FAILED)
@@ -214,14 +214,14 @@ def broken(status: dict[str, Any]) -> bool:
     return sem.get("status") == "unavailable" and not sem.get("missing")
 
 
-def next_steps(status: dict[str, Any], enabled: bool = True, config_file: Path | None = None) -> list[str]:
+def next_steps(status: dict[str, Any], enabled: bool = True) -> list[str]:
     """What the operator runs next, one command per line with why (terminal only: the install
     command names this Python's path, which the API never shows). Each install also has its route
     without network: Hermes 0.22+'s `hermes plugins enable/install` download a Python build for its
     package manager first, and many operators cannot reach PyPI or GitHub."""
     steps: list[str] = []
     if not enabled:
-        steps.append(f"add `plugins: {{enabled: [{PLUGIN_KEY}]}}` to {config_file or 'config.yaml'}   # enables it "
+        steps.append(f"add `plugins: {{enabled: [{PLUGIN_KEY}]}}` to this profile's config.yaml   # enables it "
                      "with no download (`hermes plugins enable` on Hermes 0.22+ first downloads a Python build "
                      "and fails offline)")
     history = (status.get("history") or {}).get("state")
