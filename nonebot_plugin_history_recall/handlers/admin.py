@@ -30,7 +30,7 @@ from ..client import LOG_PREFIX, ApiResult, admin_error
 from ..config import current_texts, plugin_config
 from ..outbound import send_reply
 from ..render import render_move, render_move_not_allowed, render_projects, render_status
-from ..routing import DEFAULT_LABEL, Endpoint, find_project, group_admin_projects, resolve_endpoint
+from ..routing import Endpoint, default_endpoint, find_project, group_admin_projects, resolve_endpoint
 from ..texts import Texts
 from .common import COMMAND_PRIORITY, ChatContext, chat_context, failure_text
 
@@ -169,7 +169,7 @@ async def handle_status(bot: Bot, event: Event) -> None:
     logger.info(f"{LOG_PREFIX} /recall-status by {ctx.who} via {endpoint.label} ({endpoint.url})")
     await send_reply(
         render_status(
-            endpoint.label != DEFAULT_LABEL,
+            endpoint.url != default_endpoint().url,  # the group's entry names its own address
             _pair(health),
             _pair(status),
             _pair(binding) if binding else None,

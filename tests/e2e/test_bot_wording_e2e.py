@@ -47,6 +47,7 @@ async def test_a_chinese_group_reads_chinese_only_and_each_failure_says_what_to_
         down = _all_text(await _ask(ob, GROUP_A, "/recall-status", ADMIN))
         assert f"连不上检索服务 {api.url}（连接被拒绝" in down and "`hermes recall serve`" in down
         assert "请稍后再试" not in down and down.count("⚠️") == 0
+        assert "检索服务：默认地址" in down  # its routing entry names a project, not an address of its own
         short = _all_text(await _ask(ob, GROUP_A, "/recall deploy", next(_members)))
         assert short == "⚠️ 暂时连不上检索服务，请稍后再试。"  # a member: one short sentence, no address
 
