@@ -251,6 +251,6 @@ def test_every_readme_command_works_on_a_fresh_clone(tmp_path):
     assert "HISTORY_RECALL_FORGET_CONFIRM_SECONDS" in where.stdout
     # The plugin and its dependencies came from the wheel folder alone (importing the plugin needs a
     # running NoneBot: test_nonebot_wheel.py loads it; here its pieces import).
-    run(python(readme.offline_bot), "-c", "import importlib.util as u, nonebot, nonebot_plugin_alconna, "
-        "nonebot_plugin_localstore, pydantic_core, httpx; assert u.find_spec('nonebot_plugin_history_recall') "
-        "and u.find_spec('nonebot_plugin_uninfo')", env=clean_env(), cwd="/")
+    run(python(readme.offline_bot), "-c", "import importlib.util as u, nonebot, pydantic_core, httpx; assert all("
+        "u.find_spec(m) for m in ('nonebot_plugin_history_recall', 'nonebot_plugin_alconna', "
+        "'nonebot_plugin_localstore', 'nonebot_plugin_uninfo'))", env=clean_env(), cwd="/")
