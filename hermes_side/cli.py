@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .actions.refs import project_ids, session_missing
 from .console import EXIT_FAILED, EXIT_USAGE, fail, int_in, note, warning
 from .errors import RecallError
 from .host import deps
@@ -28,7 +29,7 @@ def _home() -> Path:
 def _setup_search(p: argparse.ArgumentParser) -> None:
     p.add_argument("query", nargs="+", help="what to look for (keywords or a question)")
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--project", help="project id or slug to search in")
+    where.add_argument("--project", help="the project to search in: its name as `status` prints it, slug or id")
     where.add_argument("--session", help="search the project of this session (excluding it)")
     p.add_argument("--mode", choices=MODES, default=DEFAULT_MODE,
                    help="hybrid: keywords and meaning together (default); keyword: exact words only; "
@@ -48,8 +49,9 @@ def _run_search(args: argparse.Namespace) -> None:
                                  "after": args.after, "before": args.before})
         engine = engine_for(_home())
         if args.session and args.session not in engine.scope_map().rows:
-            fail(f"no session {args.session!r} in this profile (`hermes sessions list` shows the ids)")
-        result = engine.search(req, project=args.project, session_id=args.session)
+            fail(session_missing(args.session))
+        project = project_ids(_home(), [args.project])[0] if args.project else None
+        result = engine.search(req, project=project, session_id=args.session)
     except RecallError as exc:  # the request cannot be answered as asked (2), or recall itself failed (1)
         fail(str(exc), EXIT_FAILED if exc.code in FAILURES else EXIT_USAGE)
     if args.json:
@@ -118,25 +120,6 @@ def _projects_provider(home: Path) -> dict[str, list[str]]:
     from .actions.status import project_sessions
 
     return {pid: info["session_ids"] for pid, info in project_sessions(home).items()}
-
-
-def project_ids(home: Path, refs: list[str] | None) -> list[str] | None:
-    """``--project`` values (ids or slugs, as everywhere else) as project ids; an unknown one
-    fails with the profile's projects listed by slug and name."""
-    from .stores import hermes_db
-
-    if not refs:
-        return refs
-    try:
-        projects = [p for p in hermes_db.load_projects(home) if not p.get("archived")]
-    except RecallError as exc:
-        fail(str(exc), EXIT_FAILED)
-    found = {ref: hermes_db.find_project(projects, ref) for ref in refs}
-    unknown = [ref for ref, project in found.items() if project is None]
-    if unknown:
-        known = ", ".join(f"{p.get('slug') or p['id']} ({p['name']})" for p in projects) or "none yet"
-        fail(f"no project {', '.join(map(repr, unknown))} in this profile; its projects: {known}")
-    return list(dict.fromkeys(project["id"] for project in found.values() if project))
 
 
 def _run_consent(args: argparse.Namespace) -> None:

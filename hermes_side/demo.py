@@ -13,26 +13,34 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-DEMO = {
+DEMO = {  # project → conversations, each (its title, its turns)
     "hermes-dev": [
-        [("user", "What did we decide about the database migration for the sessions table?"),
-         ("assistant", "We decided to add the new column with an online migration: backfill in batches of 5k, "
-                       "then flip the reader. No downtime window.")],
-        [("user", "上次数据库迁移怎么定的？回滚方案是什么？"),
-         ("assistant", "决定用在线迁移：先分批回填，再切换读路径；回滚就是把读路径切回旧列。")],
-        [("user", "The deploy script fails with ImportError: No module named yaml"),
-         ("assistant", "Add PyYAML to the deploy requirements and pin it; the CI image lacks it.")],
-        [("user", "Why is the product page so slow right after every deploy?"),
-         ("assistant", "The deploy flushes the Redis cache, so every request hits Postgres until the cache "
-                       "is warm again. Warm the cache before switching traffic.")],
-        [("user", "The nightly refund job crashed again"),
-         ("assistant", "It ran out of memory loading every refund at once; it now streams them in batches of 500.")],
+        ("Sessions table migration", [
+            ("user", "What did we decide about the database migration for the sessions table?"),
+            ("assistant", "We decided to add the new column with an online migration: backfill in batches of 5k, "
+                          "then flip the reader. No downtime window.")]),
+        ("数据库迁移与回滚", [
+            ("user", "上次数据库迁移怎么定的？回滚方案是什么？"),
+            ("assistant", "决定用在线迁移：先分批回填，再切换读路径；回滚就是把读路径切回旧列。")]),
+        ("Deploy script ImportError", [
+            ("user", "The deploy script fails with ImportError: No module named yaml"),
+            ("assistant", "Add PyYAML to the deploy requirements and pin it; the CI image lacks it.")]),
+        ("Slow product page after deploys", [
+            ("user", "Why is the product page so slow right after every deploy?"),
+            ("assistant", "The deploy flushes the Redis cache, so every request hits Postgres until the cache "
+                          "is warm again. Warm the cache before switching traffic.")]),
+        ("Nightly refund job crash", [
+            ("user", "The nightly refund job crashed again"),
+            ("assistant", "It ran out of memory loading every refund at once; "
+                          "it now streams them in batches of 500.")]),
     ],
     "bot-ops": [
-        [("user", "How do we rotate the QQ bot's access token?"),
-         ("assistant", "Generate a new token, set ONEBOT_ACCESS_TOKEN, restart NoneBot, then update the client.")],
-        [("user", "群机器人半夜掉线了怎么办"),
-         ("assistant", "检查反向 WebSocket 的心跳，客户端断线后会自动重连；日志里看 Duplicate X-Self-ID。")],
+        ("Rotating the QQ bot token", [
+            ("user", "How do we rotate the QQ bot's access token?"),
+            ("assistant", "Generate a new token, set ONEBOT_ACCESS_TOKEN, restart NoneBot, then update the client.")]),
+        ("群机器人半夜掉线", [
+            ("user", "群机器人半夜掉线了怎么办"),
+            ("assistant", "检查反向 WebSocket 的心跳，客户端断线后会自动重连；日志里看 Duplicate X-Self-ID。")]),
     ],
 }
 # Each question with the conversation that answers it (its index in DEMO), or None for the one
@@ -47,10 +55,16 @@ QUERIES = [
 ]
 
 
+# The demo profile is set up as a real one must be: the plugin enabled in its config.yaml, so the
+# seal `status` reports is the one a profile serving chats gets (not "OPEN: not enabled here").
+DEMO_CONFIG = "plugins:\n  enabled: [project-history-recall]\n"
+
+
 def seed_demo(home: Path) -> None:
     from hermes_cli import projects_db
     from hermes_state import SessionDB
 
+    (home / "config.yaml").write_text(DEMO_CONFIG, encoding="utf-8")
     work = home / "demo-work"
     conn = projects_db.connect(home / "projects.db")
     db = SessionDB(db_path=home / "state.db")
@@ -59,10 +73,10 @@ def seed_demo(home: Path) -> None:
             folder = work / slug
             folder.mkdir(parents=True, exist_ok=True)
             projects_db.create_project(conn, name=slug, slug=slug, folders=[str(folder)])
-            for n, turns in enumerate(conversations):
+            for n, (title, turns) in enumerate(conversations):
                 sid = f"demo-{slug}-{n}"
                 db.create_session(sid, "cli", cwd=str(folder))
-                db.set_session_title(sid, turns[0][1][:40])
+                db.set_session_title(sid, title)
                 for role, text in turns:
                     db.append_message(sid, role, text)
     finally:
@@ -87,18 +101,43 @@ def run_demo(args: argparse.Namespace, commands: Mapping[str, tuple[str, Any, An
     if seeded:
         home.mkdir(parents=True, exist_ok=True)
         seed_demo(home)
-        print(f"demo history written to {home}", file=sys.stderr)
+        print(f"demo history written to {home} (a throwaway profile; its config.yaml enables the plugin, "
+              "as yours must, so the seal below is the one your chats would get)", file=sys.stderr)
     if not args.no_index and "index" in commands:
         commands["index"][2](argparse.Namespace(project=None, rebuild=False, home=None, profile=None))
     if "status" in commands:
         commands["status"][2](argparse.Namespace(json=False, home=None, profile=None))
     if not seeded:
+        print("\n" + next_step_own(home))
         return
     engine = engine_for(home)
     for project, query, _ in QUERIES:
         result = engine.search(parse_search_args({"query": query, "limit": 2}), project=project)
         print(f"\n$ {search_command(home, project, query)}")
         print(render_search(result))
+    print("\n" + NEXT_STEP_DEMO)
+
+
+# What to do after the demo: the same on the operator's own Hermes (README, "Install into an existing
+# Hermes"; offline routes there too), then the chat groups.
+NEXT_STEP_DEMO = """Next: the same on your own Hermes profile
+  hermes plugins install owner/name/hermes_side --enable
+      # or copy hermes_side/ to ~/.hermes/plugins/project-history-recall/ and add
+      # `plugins: {enabled: [project-history-recall]}` to config.yaml (no download needed)
+  hermes recall status      # what is missing, and the command that installs it (also offline)
+  hermes recall index       # the semantic index: local model, nothing leaves the machine
+  hermes recall search --project "<a project as status names it>" "<question>"
+Chat groups: the README's "Chat groups (NoneBot2)" (hermes recall serve + nonebot-plugin-history-recall)."""
+
+
+def next_step_own(home: Path) -> str:
+    """After indexing the operator's own profile: a search in its first project."""
+    from .stores import hermes_db
+
+    projects = [p for p in hermes_db.load_projects(home) if not p.get("archived")]
+    if not projects:
+        return "Next: create a project in Hermes (searches are scoped to projects), then run the demo again."
+    return f"Next: {search_command(home, str(projects[0]['name']), '<question>')}   # your history, this project only"
 
 
 def search_command(home: Path, project: str, query: str) -> str:

@@ -10,12 +10,12 @@ from nonebot import get_driver, logger, require
 
 require("nonebot_plugin_alconna")
 require("nonebot_plugin_localstore")
+require("nonebot_plugin_uninfo")  # group owners and admins across adapters (handlers/common.py)
 
 from nonebot.plugin import PluginMetadata, inherit_supported_adapters  # noqa: E402
 
 from .adapters import STORE_ADAPTERS  # noqa: E402
-from .config import Config, plugin_config  # noqa: E402
-from .texts import help_text  # noqa: E402
+from .config import Config, current_texts, plugin_config  # noqa: E402
 
 # Also [project.urls] Homepage of packaging/nonebot/pyproject.toml (tests/packaging keeps them equal).
 HOMEPAGE = "https://github.com/project-history-recall/project-history-recall"
@@ -26,11 +26,11 @@ _INHERITED = inherit_supported_adapters("nonebot_plugin_alconna")  # None would 
 SUPPORTED_ADAPTERS = None if _INHERITED is None else _INHERITED & STORE_ADAPTERS
 
 __plugin_meta__ = PluginMetadata(
-    name="项目历史检索 history recall",
+    name="项目历史检索",
     description="在群里检索本群关联的 Hermes 项目的历史对话",
-    # The help a group member gets from `/recall` alone: admin commands are left out on purpose
-    # (non-admins should not learn that they exist; admins see them in `/recall`).
-    usage=help_text(is_admin=False),
+    # The help a group member gets from `/recall` alone, in the configured language: admin commands
+    # are left out on purpose (non-admins should not learn that they exist; admins see them in `/recall`).
+    usage=current_texts().help(is_admin=False),
     type="application",
     homepage=HOMEPAGE,
     config=Config,

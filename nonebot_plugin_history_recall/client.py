@@ -5,7 +5,8 @@ One ``httpx.AsyncClient`` per call, made by ``_make_client`` so tests can hand i
 that carries either the JSON answer or one short sentence for the chat window — always one of
 ours, chosen by the API's error code, never the server's own text (it may name a server path) —
 and the detail goes to the operator's log. The API key and the user's query never reach the log
-above DEBUG; the endpoint URL is logged, never shown to a group.
+above DEBUG. A member gets the short sentence; a bot admin's command gets ``admin_error``: the
+address that was tried, the cause and what to check (never the key).
 """
 
 from __future__ import annotations
@@ -17,42 +18,29 @@ from urllib.parse import quote
 import httpx
 from nonebot import logger
 
-from . import texts
-from .config import command_names
+from .config import current_texts
 from .routing import Endpoint
-
-# The group's sentences, by the API's error code (texts.py; re-exported: handlers and tests use them here).
-from .texts import (  # noqa: F401
-    MSG_BAD_ANSWER,
-    MSG_BAD_REQUEST,
-    MSG_FOLDER_MISSING,
-    MSG_NO_DB,
-    MSG_NOT_FOUND,
-    MSG_NOT_YOURS,
-    MSG_QUERY_TOO_LONG,
-    MSG_REFUSED,
-    MSG_SERVER_ERROR,
-    MSG_SESSION_NOT_FOUND,
-    MSG_TIMEOUT,
-    MSG_UNAUTHORIZED,
-    MSG_UNKNOWN_PROFILE,
-    MSG_UNKNOWN_PROJECT,
-    MSG_UNREACHABLE,
-)
 
 LOG_PREFIX = "[history-recall]"
 _ERROR_TEXT_MAX = 140
+
 
 @dataclass(frozen=True)
 class ApiResult:
     data: dict[str, Any] | None = None
     """The JSON answer when the call succeeded."""
     error: str = ""
-    """One short sentence for the chat window when it did not."""
+    """One short sentence for a group member when it did not."""
     code: str = ""
     """The API's stable error code, or ``unreachable`` / ``timeout`` / ``http_<status>`` / ``bad_json``."""
     retryable: bool = False
     """True for transport failures and 5xx: the same call may work later."""
+    url: str = ""
+    """The address that was tried (for an admin's failure text; never shown to members)."""
+    cause: str = ""
+    """Why, in a word an admin's text can use: ``refused``, ``dns``, ``bad_url``, ``other``,
+    ``HTTP 500``; and for a refused request the option the server named (``after``/``before``)."""
+    timeout: float = 0
 
     @property
     def ok(self) -> bool:
@@ -81,10 +69,12 @@ _EXPECTED_CODES = frozenset(
 )
 
 
-def _failure(endpoint: Endpoint, what: str, message: str, code: str, detail: str, retryable: bool) -> ApiResult:
+def _failure(endpoint: Endpoint, what: str, key: str, code: str, detail: str, retryable: bool,
+             cause: str = "") -> ApiResult:
     level = "INFO" if code in _EXPECTED_CODES else "WARNING"
     logger.log(level, f"{LOG_PREFIX} {what} via {endpoint.label} ({endpoint.url}) failed: {detail}")
-    return ApiResult(error=message, code=code, retryable=retryable)
+    return ApiResult(error=current_texts()(key), code=code, retryable=retryable, url=endpoint.url, cause=cause,
+                     timeout=endpoint.timeout)
 
 
 def _error_body(response: httpx.Response) -> tuple[str, str]:
@@ -100,40 +90,46 @@ def _error_body(response: httpx.Response) -> tuple[str, str]:
     return code, error.strip().splitlines()[0][:_ERROR_TEXT_MAX] if error.strip() else ""
 
 
-# Our own sentence per stable error code of docs/recall-api.md.
+# Our own sentence (a key of texts.ZH) per stable error code of docs/recall-api.md.
 _BY_CODE = {
-    "unauthorized": MSG_UNAUTHORIZED,
-    "unknown_profile": MSG_UNKNOWN_PROFILE,
-    "not_attributable": MSG_NOT_YOURS,
-    "query_too_long": MSG_QUERY_TOO_LONG,
-    "body_too_large": MSG_QUERY_TOO_LONG,  # the request held more than a query: it is the query
-    "unknown_project": MSG_UNKNOWN_PROJECT,
-    "folder_missing": MSG_FOLDER_MISSING,
-    "no_db": MSG_NO_DB,
-    "bad_request": MSG_BAD_REQUEST,
-    "unavailable": MSG_SERVER_ERROR,
-    "internal": MSG_SERVER_ERROR,
+    "unauthorized": "unauthorized",
+    "unknown_profile": "unknown_profile",
+    "not_attributable": "not_yours",
+    "query_too_long": "query_too_long",
+    "body_too_large": "query_too_long",  # the request held more than a query: it is the query
+    "unknown_project": "unknown_project",
+    "folder_missing": "folder_missing",
+    "no_db": "no_db",
+    "bad_request": "bad_request",
+    "unavailable": "server_error",
+    "internal": "server_error",
+    "chat_unbound": "unbound",
+    "recall_off": "recall_off",
 }
 
 
 def _user_message(status: int, code: str, error: str) -> str:
-    """The group's sentence. ``error`` (the server's text) only tells a missing route from a
-    missing session; it is never shown."""
+    """The key of the group's sentence. ``error`` (the server's text) only tells a missing route
+    from a missing session; it is never shown."""
     if status == 401:
-        return MSG_UNAUTHORIZED
-    if code == "chat_unbound":  # these two name a command: the operator's own name for it
-        return texts.unbound(command_names())
-    if code == "recall_off":
-        return texts.recall_off(command_names())
+        return "unauthorized"
     if code in _BY_CODE:
         return _BY_CODE[code]
     if status >= 500:
-        return MSG_SERVER_ERROR
+        return "server_error"
     if status == 404 and code in ("", "not_found") and error in ("", "Not Found"):
-        return MSG_NOT_FOUND  # no such route: the URL in the config is wrong
+        return "no_route"  # no such route: the URL in the config is wrong
     if code == "not_found":
-        return MSG_SESSION_NOT_FOUND
-    return MSG_REFUSED
+        return "session_not_found"
+    return "refused"
+
+
+def _named_option(error: str) -> str:
+    """The date option a refused request's server text names first (``'after' is not a date``)."""
+    for option in ("after", "before"):
+        if f"'{option}'" in error:
+            return option
+    return ""
 
 
 def _interpret(endpoint: Endpoint, what: str, response: httpx.Response) -> ApiResult:
@@ -147,18 +143,37 @@ def _interpret(endpoint: Endpoint, what: str, response: httpx.Response) -> ApiRe
             code or f"http_{status}",
             f"HTTP {status} {code or '-'}: {error or response.text[:_ERROR_TEXT_MAX]!r}",
             retryable=status >= 500,
+            cause=_named_option(error) if code == "bad_request" else f"HTTP {status}",
         )
     try:
         body = response.json()
     except ValueError:
         body = None
     if not isinstance(body, dict):
-        return _failure(endpoint, what, MSG_BAD_ANSWER, "bad_json", f"HTTP {status} with a non-JSON-object body", False)
+        return _failure(endpoint, what, "bad_answer", "bad_json", f"HTTP {status} with a non-JSON-object body", False)
     if body.get("success") is False:
         code, error = _error_body(response)
         detail = f"HTTP {status} success=false {code or '-'}: {error!r}"
         return _failure(endpoint, what, _user_message(400, code, error), code or "failed", detail, False)
     return ApiResult(data=body)
+
+
+def _transport_cause(exc: BaseException) -> str:
+    """Why a request never reached the server, from the exception and the ones it wraps (httpx's
+    "All connection attempts failed" holds the ConnectionRefusedError)."""
+    import socket
+
+    if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
+        return "bad_url"
+    chain: list[BaseException] = []
+    while exc is not None and len(chain) < 10:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    if any(isinstance(e, socket.gaierror) or "name or service not known" in str(e).lower() for e in chain):
+        return "dns"
+    if any(isinstance(e, ConnectionRefusedError) or "refused" in str(e).lower() for e in chain):
+        return "refused"
+    return "other"
 
 
 async def _call(endpoint: Endpoint, method: str, path: str, body: dict[str, Any] | None = None) -> ApiResult:
@@ -167,13 +182,34 @@ async def _call(endpoint: Endpoint, method: str, path: str, body: dict[str, Any]
         async with _make_client(endpoint.timeout) as client:
             response = await client.request(method, endpoint.url + path, json=body, headers=_headers(endpoint))
     except httpx.TimeoutException as exc:
-        return _failure(endpoint, what, MSG_TIMEOUT, "timeout", f"timeout after {endpoint.timeout}s: {exc!r}", True)
+        return _failure(endpoint, what, "timeout", "timeout", f"timeout after {endpoint.timeout}s: {exc!r}", True)
     except httpx.TransportError as exc:
-        return _failure(endpoint, what, MSG_UNREACHABLE, "unreachable", repr(exc), True)
+        return _failure(endpoint, what, "unreachable", "unreachable", repr(exc), True, _transport_cause(exc))
     except (httpx.HTTPError, httpx.InvalidURL) as exc:  # e.g. a malformed URL in the config
-        return _failure(endpoint, what, MSG_UNREACHABLE, "unreachable", repr(exc), False)
+        return _failure(endpoint, what, "unreachable", "unreachable", repr(exc), False, _transport_cause(exc))
     logger.debug(f"{LOG_PREFIX} {what} via {endpoint.label} → HTTP {response.status_code}")
     return _interpret(endpoint, what, response)
+
+
+# What an admin's failure text says instead of the member's sentence: the address tried, the cause
+# and what to check (texts "admin_*"). Other codes are about the request, not the setup: as members.
+_ADMIN_KEYS = {"unreachable": "admin_unreachable", "timeout": "admin_timeout", "unauthorized": "admin_unauthorized",
+               "http_401": "admin_unauthorized", "unknown_profile": "admin_unknown_profile",
+               "bad_json": "admin_bad_answer", "internal": "admin_server_error", "unavailable": "admin_server_error"}
+
+
+def admin_error(result: ApiResult) -> str:
+    """The failure as a bot admin needs it: what was tried, why, and what to check."""
+    t = current_texts()
+    key = _ADMIN_KEYS.get(result.code)
+    if key is None and result.error == t("no_route"):
+        key = "admin_no_route"
+    if key is None and result.code.startswith("http_5"):
+        key = "admin_server_error"
+    if key is None:
+        return result.error
+    cause = t(f"cause_{result.cause}") if f"cause_{result.cause}" in t.table else result.cause
+    return t(key, url=result.url, cause=cause, seconds=f"{result.timeout:g}")
 
 
 async def search(

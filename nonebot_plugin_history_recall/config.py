@@ -20,7 +20,7 @@ from typing import Any
 from nonebot import get_driver, get_plugin_config, logger
 from pydantic import BaseModel, Field, field_validator
 
-from .texts import Names
+from .texts import DEFAULT_LANGUAGE, LANGUAGES, Names, Texts, texts_for
 
 # A command name alconna can match after the command start: no spaces, not empty.
 COMMAND_NAME = re.compile(r"^[^\s/]{1,32}$")
@@ -45,6 +45,9 @@ class GroupEndpoint(BaseModel):
 
 
 class Config(BaseModel):
+    history_recall_language: str = DEFAULT_LANGUAGE
+    """What the bot says in groups: ``zh`` (default) or ``en``; one language for every reply."""
+
     history_recall_api_url: str = "http://127.0.0.1:8765"
     """Default recall API (``hermes recall serve``); ``/p/<profile>`` selects a Hermes profile."""
 
@@ -110,6 +113,15 @@ class Config(BaseModel):
         )
         return set(words)
 
+    @field_validator("history_recall_language", mode="before")
+    @classmethod
+    def _language(cls, value: Any) -> str:
+        """``zh``/``en``; ``zh-CN``, ``en_US`` and upper case read as their language."""
+        code = str(value or DEFAULT_LANGUAGE).strip().lower().replace("_", "-").split("-")[0]
+        if code not in LANGUAGES:
+            raise ValueError(f"HISTORY_RECALL_LANGUAGE must be one of {', '.join(LANGUAGES)}, not {value!r}")
+        return code
+
     @field_validator("history_recall_move_command", "history_recall_status_command")
     @classmethod
     def _command_name(cls, value: str) -> str:
@@ -130,3 +142,8 @@ def command_names() -> Names:
     starts = sorted(get_driver().config.command_start)
     prefix = "/" if "/" in starts or not starts else starts[0]
     return Names(prefix, plugin_config.history_recall_move_command, plugin_config.history_recall_status_command)
+
+
+def current_texts() -> Texts:
+    """Every word the bot says, in the configured language with the operator's command names."""
+    return texts_for(plugin_config.history_recall_language, command_names())

@@ -18,17 +18,17 @@ from nonebot_plugin_alconna.uniseg import CustomNode, FallbackStrategy, Referenc
 
 from .client import LOG_PREFIX
 from .config import plugin_config
-from .render import join_blocks, trim_blocks
+from .render import ZH, join_blocks, trim_blocks
+from .texts import Texts
 
 # Fits Discord's 2000-character limit, Telegram's 4096 and QQ's.
 PLAIN_TEXT_LIMIT = 1800
-FALLBACK_NAME = "历史回忆"
 
 
-def forward_name() -> str:
+def forward_name(t: Texts) -> str:
     """The sender name on forward nodes: the bot's configured ``NICKNAME``, else a fixed label."""
     names = sorted(get_driver().config.nickname)
-    return names[0] if names else FALLBACK_NAME
+    return names[0] if names else t("forward_name")
 
 
 async def send_reply(text: str) -> None:
@@ -36,8 +36,8 @@ async def send_reply(text: str) -> None:
     await UniMessage.text(text).send(reply_to=True)
 
 
-async def _send_forward(bot: Bot, blocks: Sequence[str]) -> bool:
-    nodes = [CustomNode(uid=str(bot.self_id), name=forward_name(), content=block) for block in blocks]
+async def _send_forward(bot: Bot, blocks: Sequence[str], t: Texts) -> bool:
+    nodes = [CustomNode(uid=str(bot.self_id), name=forward_name(t), content=block) for block in blocks]
     try:
         # forbid: an adapter without forwards must fail here, not flatten the card into one long text.
         await UniMessage(Reference(nodes=nodes)).send(fallback=FallbackStrategy.forbid)
@@ -50,13 +50,13 @@ async def _send_forward(bot: Bot, blocks: Sequence[str]) -> bool:
     return True
 
 
-async def send_blocks(bot: Bot, blocks: Sequence[str], in_group: bool) -> None:
+async def send_blocks(bot: Bot, blocks: Sequence[str], in_group: bool, t: Texts = ZH) -> None:
     """Short replies as quoted text; long ones as a forward card in groups, else trimmed text."""
     text = join_blocks(blocks)
     threshold = plugin_config.history_recall_forward_threshold
     if len(text) <= threshold and len(text) <= PLAIN_TEXT_LIMIT:
         await send_reply(text)
         return
-    if in_group and len(text) > threshold and await _send_forward(bot, blocks):
+    if in_group and len(text) > threshold and await _send_forward(bot, blocks, t):
         return
-    await send_reply(trim_blocks(blocks, PLAIN_TEXT_LIMIT))
+    await send_reply(trim_blocks(blocks, PLAIN_TEXT_LIMIT, t))

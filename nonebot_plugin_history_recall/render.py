@@ -3,7 +3,8 @@ comes from ``texts.py`` (the one glossary), this module only arranges them.
 
 Replies are meant for a chat window: one header line, then per conversation its title, when and
 a one-line snippet with the hit kept visible (the API marks hits ``>>>…<<<``; shown as 【…】).
-Nothing internal reaches a group: no session or project ids, no server paths, no URLs.
+Nothing internal reaches a group: no session or project ids, no server paths, no URLs (only a bot
+admin's failure text names the address that was tried, ``client.admin_error``).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from . import texts
-from .texts import DEFAULT_MODE, LOW_RELEVANCE, MOVE_NONE_ALLOWED, UNTITLED, Names, move_usage
+from .texts import DEFAULT_MODE, Texts, texts_for
+
+ZH = texts_for("zh")  # what a function says when no Texts is handed in (tests, pure use)
 
 HIT_OPEN, HIT_CLOSE = "【", "】"
 SNIPPET_WIDTH = 120
@@ -24,7 +26,16 @@ TURN_WIDTH = 300
 
 
 def _shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """``text`` in ``width`` characters; a cut inside a Latin word backs off to the space before it
+    (a title reads "Why is the product page…", not "Why is the product pa…")."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    if text[width - 1].isascii() and text[width - 1].isalnum() and cut[-1:].isascii() and cut[-1:].isalnum():
+        space = cut.rfind(" ")
+        if space >= width * 2 // 3:
+            cut = cut[:space]
+    return cut.rstrip() + "…"
 
 
 def project_name(project: Mapping[str, Any] | None) -> str:
@@ -52,22 +63,20 @@ def parse_when(value: Any) -> datetime | None:
     return None
 
 
-def format_when(value: Any, now: datetime) -> str:
-    """今天 14:30 / 昨天 09:05 / 3天前 / 9月1日 / 2025年9月1日; unparseable values as given."""
+def format_when(value: Any, now: datetime, t: Texts = ZH) -> str:
+    """今天 14:30 / 昨天 09:05 / 3天前 / 9月1日 / 2025年9月1日 (or ``t``'s words); unparseable values as given."""
     when = parse_when(value)
     if when is None:
         return str(value or "")
     days = (now.date() - when.date()).days
     has_time = not (isinstance(value, str) and len(value.strip()) == 10)
     if days == 0 and has_time:
-        return f"今天 {when:%H:%M}"
+        return t("today", time=f"{when:%H:%M}")
     if days == 1 and has_time:
-        return f"昨天 {when:%H:%M}"
+        return t("yesterday", time=f"{when:%H:%M}")
     if 1 < days < 7:
-        return f"{days}天前"
-    if when.year == now.year:
-        return f"{when.month}月{when.day}日"
-    return f"{when.year}年{when.month}月{when.day}日"
+        return t("days_ago", days=days)
+    return t("this_year" if when.year == now.year else "other_year", year=when.year, month=when.month, day=when.day)
 
 
 def format_snippet(snippet: str, width: int = SNIPPET_WIDTH) -> str:
@@ -92,35 +101,38 @@ def _level(result: Mapping[str, Any]) -> str | None:
     return relevance.get("level") if isinstance(relevance, Mapping) else None
 
 
-def result_block(index: int, result: Mapping[str, Any], now: datetime) -> str:
+def result_block(index: int, result: Mapping[str, Any], now: datetime, t: Texts = ZH) -> str:
     # The session id / link is Hermes' internal id: a group member cannot open it, so it is not shown.
-    title = _shorten(" ".join(str(result.get("title") or "").split()), TITLE_WIDTH) or UNTITLED
-    when = format_when(result.get("when"), now)
-    weak = f" · {LOW_RELEVANCE}" if _level(result) == "low" else ""
+    title = _shorten(" ".join(str(result.get("title") or "").split()), TITLE_WIDTH) or t("untitled")
+    when = format_when(result.get("when"), now, t)
+    weak = f" · {t('low_relevance')}" if _level(result) == "low" else ""
     lines = [f"{index}. {title}" + (f" · {when}" if when else "") + weak]
     if snippet := format_snippet(result.get("snippet") or ""):
         lines.append(f"   {snippet}")
     return "\n".join(lines)
 
 
-def result_blocks(data: Mapping[str, Any], query: str, now: datetime,
-                  names: Names = texts.DEFAULT_NAMES) -> list[str]:
-    """Header block, then one block per result; a single friendly block when nothing matched."""
+# What the results header adds when semantic search could not contribute (the API's semantic_status).
+_SEMANTIC_NOTES = {"consent_required": "semantic_consent_required", "disabled": "semantic_disabled",
+                   "unavailable": "semantic_unavailable", "indexing": "semantic_indexing",
+                   "partial": "semantic_indexing"}
+
+
+def result_blocks(data: Mapping[str, Any], query: str, now: datetime, t: Texts = ZH,
+                  after: str = "", before: str = "") -> list[str]:
+    """Header block, then one block per result; a single friendly block when nothing matched
+    (naming the date filter, ``after``/``before`` as typed, when one was set)."""
     name = project_name(data.get("project"))
     echo = _shorten(" ".join(query.split()), QUERY_ECHO_WIDTH)
     results: Sequence[Mapping[str, Any]] = [r for r in data.get("results") or [] if isinstance(r, Mapping)]
-    note = ""
-    if data.get("mode", DEFAULT_MODE) != "keyword":
-        note = texts.SEMANTIC_NOTES.get(str(data.get("semantic_status") or ""), "")
+    note_key = _SEMANTIC_NOTES.get(str(data.get("semantic_status") or ""))
+    note = f"\n{t(note_key)}" if note_key and data.get("mode", DEFAULT_MODE) != "keyword" else ""
     if not results:
-        return [texts.no_results(name, echo) + (f"\n{note}" if note else "")]
+        return [t.no_results(name, echo, after, before) + note]
     # Only medium and high rows are "related"; weak ones are counted apart, never as related.
     weak = sum(1 for r in results if _level(r) == "low")
-    related = len(results) - weak
-    header = texts.results_header(name, echo, related, weak)
-    header += f"\n{note}" if note else ""
-    header += f"\n{texts.open_hint(names)}"
-    return [header] + [result_block(i, r, now) for i, r in enumerate(results, 1)]
+    header = t.results_header(name, echo, len(results) - weak, weak) + note + "\n" + t("open_hint")
+    return [header] + [result_block(i, r, now, t) for i, r in enumerate(results, 1)]
 
 
 def join_blocks(blocks: Sequence[str]) -> str:
@@ -130,7 +142,7 @@ def join_blocks(blocks: Sequence[str]) -> str:
 _TRIM_NOTE_RESERVE = 60  # room for the "…N more not shown" line
 
 
-def trim_blocks(blocks: Sequence[str], max_chars: int) -> str:
+def trim_blocks(blocks: Sequence[str], max_chars: int, t: Texts = ZH) -> str:
     """Whole blocks that fit into ``max_chars``, then a line saying how many were left out."""
     kept: list[str] = []
     for block in blocks:
@@ -140,102 +152,107 @@ def trim_blocks(blocks: Sequence[str], max_chars: int) -> str:
     left_out = len(blocks) - len(kept)
     text = join_blocks(kept)
     if left_out:
-        text += f"\n\n{texts.left_out(left_out)}"
+        text += f"\n\n{t('left_out', count=left_out)}"
     return _shorten(text, max_chars) if len(kept) == 1 and not left_out else text
 
 
-def render_move(data: Mapping[str, Any]) -> str:
+def render_move(data: Mapping[str, Any], t: Texts = ZH) -> str:
     project = data.get("project")
-    return texts.moved(int(data.get("moved_sessions") or 0), None if is_home(project) else project_name(project))
+    return t.moved(int(data.get("moved_sessions") or 0), None if is_home(project) else project_name(project))
 
 
-def _binding_line(binding: Mapping[str, Any] | None, error: str) -> str:
+def _binding_line(binding: Mapping[str, Any] | None, error: str, t: Texts) -> str:
     if binding is None:
-        return f"本群项目：{error}" if error else "本群项目：私聊，无"
+        return t("binding_error", reason=error) if error else t("binding_private")
     state = binding.get("state")
     if state == "bound":
         project = binding.get("project") or {}
-        slug = project.get("slug") or ""
-        missing = "（项目已不存在或已归档）" if project.get("missing") else ""
-        return f"本群项目：「{project_name(project)}」" + (f" ({slug})" if slug else "") + missing
-    if state == "home":
-        return "本群项目：Home（已取消关联）"
-    return "本群项目：还没有关联"
+        return t("binding_missing" if project.get("missing") else "binding_bound", project=project_name(project))
+    return t("binding_home") if state == "home" else t("binding_unbound")
 
 
-def _index_line(status: Mapping[str, Any], binding: Mapping[str, Any] | None) -> str:
+def _index_line(status: Mapping[str, Any], binding: Mapping[str, Any] | None, t: Texts) -> str:
     projects = [p for p in status.get("projects") or [] if isinstance(p, Mapping)]
     bound_id = ((binding or {}).get("project") or {}).get("id")
     row = next((p for p in projects if bound_id and p.get("id") == bound_id), None)
     if row is None:
-        return f"索引：共 {len(projects)} 个项目"
-    state = texts.words(texts.STATE_WORDS, row.get("state"))
+        return t("index_all", count=len(projects))
+    state = t.word("state", row.get("state"))
     if row.get("messages") and not row.get("indexed_messages"):
-        state = "还没有建立索引"
-    return (f"索引：{row.get('indexed_messages', 0)}/{row.get('messages', 0)} 条消息已建语义索引，"
-            f"{row.get('sessions', 0)} 段对话 · {state}")
+        state = t("state_not_indexed")
+    return t("index_row", indexed=row.get("indexed_messages", 0), messages=row.get("messages", 0),
+             sessions=row.get("sessions", 0), state=state)
 
 
-def _semantic_line(semantic: Mapping[str, Any]) -> str:
+def _semantic_line(semantic: Mapping[str, Any], t: Texts) -> str:
     provider = semantic.get("provider")
     if not provider and semantic.get("missing"):
-        return "语义检索：未安装，只用关键词检索"
-    model = f" {semantic['model']}" if semantic.get("model") else ""
-    line = (f"语义检索：{texts.words(texts.PROVIDER_WORDS, provider)}{model} · "
-            f"{texts.words(texts.STATE_WORDS, semantic.get('status'))}"
-            f"（{texts.words(texts.CONSENT_WORDS, semantic.get('consent'))}）")
-    return line + ("，正在建立索引" if semantic.get("indexing") and semantic.get("status") != "indexing" else "")
+        return t("semantic_missing")
+    line = t("semantic_line", provider=t.word("provider", provider),
+             model=f" {semantic['model']}" if semantic.get("model") else "",
+             state=t.word("state", semantic.get("status")), consent=t.word("consent", semantic.get("consent")))
+    indexing = semantic.get("indexing") and semantic.get("status") != "indexing"
+    return line + (t("semantic_indexing_now") if indexing else "")
 
 
-def _isolation_lines(seal: Any) -> list[str]:
-    """The seal around the chats' agent, as the recall API reports it (no paths, no URLs in it)."""
+def _isolation_line(seal: Any, t: Texts) -> str:
+    """The seal around the chats' agent, as the recall API reports it: the tools that leave it open
+    by name (the reasons are the API's English; `hermes recall status` on the Hermes machine has them)."""
     if not isinstance(seal, Mapping):
-        return [texts.ISOLATION_NOT_REPORTED]
+        return t("isolation_not_reported")
     if seal.get("closed") is True:
-        return [texts.ISOLATION_CLOSED]
-    doors = [d for d in seal.get("open_doors") or [] if isinstance(d, Mapping)]
-    return [texts.ISOLATION_OPEN + "; ".join(f"{d.get('door')}: {d.get('why')}" for d in doors)]
+        return t("isolation_closed")
+    doors = [str(d.get("door")) for d in seal.get("open_doors") or [] if isinstance(d, Mapping)]
+    return t("isolation_open", doors=t("list_sep").join(doors) or "?")
 
 
 def render_status(
-    label: str,
+    own_route: bool,
     health: tuple[Mapping[str, Any] | None, str],
     status: tuple[Mapping[str, Any] | None, str],
     binding: tuple[Mapping[str, Any] | None, str] | None,
+    t: Texts = ZH,
 ) -> str:
-    """Admin status, shown in the group: the route's label, never its URL (that is in the log).
-    Each input is ``(data, error)`` from one API call; ``binding`` None = private chat.
+    """Admin status, shown in the group. ``own_route``: the group has its own routing entry. Each
+    input is ``(data, error)`` from one API call, the error already worded for an admin
+    (``client.admin_error``: on failure it names the address tried); ``binding`` None = private chat.
     The API's values (``ready``, ``not_needed``) are shown in words (texts.py)."""
     health_data, health_error = health
-    lines = [texts.status_title(label)]
+    lines = [t("status_title"), t("status_route_group" if own_route else "status_route_default")]
     if health_data is None:
-        lines.append(f"连接：❌ {health_error}")
+        lines.append(t("status_failed", reason=health_error))
         return "\n".join(lines)
-    lines.append(f"连接：✅ Hermes profile {health_data.get('profile', '?')} · 版本 {health_data.get('version', '?')}")
+    lines.append(t("status_connected", profile=health_data.get("profile", "?"),
+                   version=health_data.get("version", "?")))
     binding_data, binding_error = binding if binding is not None else (None, "")
-    lines.append(_binding_line(binding_data, binding_error))
+    lines.append(_binding_line(binding_data, binding_error, t))
     status_data, status_error = status
     if status_data is None:
-        lines.append(f"索引：❌ {status_error}")
+        lines.append(t("status_index_failed", reason=status_error))
         return "\n".join(lines)
-    lines.append(_index_line(status_data, binding_data))
-    lines.append(_semantic_line(status_data.get("semantic") or {}))
+    lines.append(_index_line(status_data, binding_data, t))
+    lines.append(_semantic_line(status_data.get("semantic") or {}, t))
     translation = status_data.get("translation")
     if isinstance(translation, Mapping) and translation.get("status") != "ready":
-        lines.append(f"{texts.TRANSLATION_OFF}（{translation.get('detail') or translation.get('status')}）")
-    lines += _isolation_lines(status_data.get("seal"))
+        lines.append(t("translation_off"))
+    lines.append(_isolation_line(status_data.get("seal"), t))
     return "\n".join(lines)
 
 
-def context_blocks(data: Mapping[str, Any], index: int, now: datetime) -> list[str]:
-    """Header block, then one block per turn; the opened hit is marked 👉."""
-    title = _shorten(" ".join(str(data.get("title") or "").split()), TITLE_WIDTH) or UNTITLED
+_ROLES = {"user": "role_user", "assistant": "role_agent", "past_user": "role_user", "past_assistant": "role_agent"}
+
+
+def context_blocks(data: Mapping[str, Any], index: int, now: datetime, t: Texts = ZH) -> list[str]:
+    """Header block, then one block per turn; the opened hit is marked 👉. The server marks recalled
+    turns as past (``past_user``); an older server says ``user``."""
+    title = _shorten(" ".join(str(data.get("title") or "").split()), TITLE_WIDTH) or t("untitled")
     # No session link: it is Hermes' internal id, of no use to a group member.
-    blocks = [texts.context_header(index, title, project_name(data.get("project")))]
-    turns = [t for t in data.get("turns") or [] if isinstance(t, Mapping)]
+    blocks = [t("context_header", index=index, title=title, project=project_name(data.get("project")))]
+    turns = [turn for turn in data.get("turns") or [] if isinstance(turn, Mapping)]
     for n, turn in enumerate(turns):
-        label = texts.ROLE_LABELS.get(str(turn.get("role")), str(turn.get("role") or "?"))
-        when = format_when(turn.get("when"), now)
+        role = str(turn.get("role"))
+        label = t(_ROLES[role]) if role in _ROLES else str(turn.get("role") or "?")
+        when = format_when(turn.get("when"), now, t)
         mark = "👉 " if turn.get("hit") else ""
         text = _shorten(str(turn.get("text") or "").strip(), TURN_WIDTH)
         more = "…\n" if n == 0 and data.get("more_before") else ""
@@ -246,26 +263,31 @@ def context_blocks(data: Mapping[str, Any], index: int, now: datetime) -> list[s
     return blocks
 
 
-def render_move_not_allowed(allowed: list[Mapping[str, Any]], names: Names = texts.DEFAULT_NAMES) -> str:
+def _ref(project: Mapping[str, Any]) -> str:
+    """What to type after /move for a project: its short name (the slug), else its id."""
+    return str(project.get("slug") or project.get("id") or project_name(project))
+
+
+def render_move_not_allowed(allowed: list[Mapping[str, Any]], t: Texts = ZH) -> str:
     """A group's own admin asked for a project the operator did not open to the group."""
     if not allowed:
-        return MOVE_NONE_ALLOWED
-    return texts.move_not_allowed("、".join(str(p.get("slug") or project_name(p)) for p in allowed), names)
+        return t("move_none_allowed")
+    names = t("list_sep").join(project_name(p) for p in allowed)
+    return t("move_not_allowed", projects=names) + "\n" + render_projects({"projects": allowed}, None, t)
 
 
-def render_projects(data: Mapping[str, Any], binding: Mapping[str, Any] | None,
-                    names: Names = texts.DEFAULT_NAMES) -> str:
-    """``/move`` alone: the profile's projects (name and slug, never folders), the group's marked."""
+def render_projects(data: Mapping[str, Any], binding: Mapping[str, Any] | None, t: Texts = ZH) -> str:
+    """``/move`` alone: the profile's projects by name, each with the line that links it (never a
+    folder or an internal id), the group's current one marked."""
     projects = [p for p in data.get("projects") or [] if isinstance(p, Mapping)]
-    usage = move_usage(names)
+    usage = t("move_usage")
     if not projects:
-        return f"{texts.NO_PROJECTS}\n{usage}"
+        return f"{t('no_projects')}\n{usage}"
     bound_id = ((binding or {}).get("project") or {}).get("id") if (binding or {}).get("state") == "bound" else None
-    lines = [texts.projects_header(len(projects))]
+    lines = [t("projects_header", count=len(projects))]
     for project in projects:
-        slug = project.get("slug") or ""  # never the internal id
-        current = texts.CURRENT_PROJECT if bound_id and project.get("id") == bound_id else ""
-        lines.append(f"• {project_name(project)}" + (f" · {slug}" if slug else "") + current)
+        current = t("current_project") if bound_id and project.get("id") == bound_id else ""
+        lines.append(t("project_row", name=project_name(project), ref=_ref(project)) + current)
     return "\n".join([*lines, usage])
 
 
@@ -274,28 +296,29 @@ def _day(ts: object) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d") if isinstance(ts, int | float) else "?"
 
 
-def _counts(data: Mapping[str, Any], own: bool) -> str:
-    span = f"{_day(data.get('first'))} – {_day(data.get('last'))}"
-    return texts.forget_counts(own, int(data.get("user_turns") or 0), int(data.get("replies") or 0),
-                               int(data.get("sessions") or 0), span)
+def _counts(data: Mapping[str, Any], own: bool, t: Texts) -> str:
+    first, last = _day(data.get("first")), _day(data.get("last"))
+    return t.forget_counts(own, int(data.get("user_turns") or 0), int(data.get("replies") or 0),
+                           int(data.get("sessions") or 0), first if first == last else f"{first} – {last}")
 
 
-def forget_preview(data: Mapping[str, Any], own: bool, seconds: int, names: Names = texts.DEFAULT_NAMES) -> str:
+def forget_preview(data: Mapping[str, Any], own: bool, seconds: int, t: Texts = ZH) -> str:
     """The dry run: what would be forgotten, and how to confirm. Nothing of the asker's own while
     the group also has shared conversations (``shared_sessions``) means their turns there cannot be
     told apart — said so only then; otherwise there is simply nothing to forget."""
     if not data.get("messages"):
-        return texts.NOTHING_ATTRIBUTABLE if own and data.get("shared_sessions") else texts.NOTHING_TO_FORGET
-    return texts.forget_preview(_counts(data, own), seconds, names)
+        return t("nothing_attributable") if own and data.get("shared_sessions") else t("nothing_to_forget")
+    return t("forget_preview", counts=_counts(data, own, t), seconds=seconds)
 
 
-def forget_done(data: Mapping[str, Any], own: bool) -> str:
-    return texts.forget_done(_counts(data, own), data.get("receipt"))
+def forget_done(data: Mapping[str, Any], own: bool, t: Texts = ZH) -> str:
+    return t.forget_done(_counts(data, own, t), data.get("receipt"))
 
 
-def recall_switched(data: Mapping[str, Any], names: Names = texts.DEFAULT_NAMES) -> str:
-    return texts.recall_switched(data.get("recall") == "off", data.get("receipt"), names)
+def recall_switched(data: Mapping[str, Any], t: Texts = ZH) -> str:
+    off = data.get("recall") == "off"
+    return t("recall_switched_off" if off else "recall_switched_on", receipt=data.get("receipt"))
 
 
-def optout_done(data: Mapping[str, Any], names: Names = texts.DEFAULT_NAMES) -> str:
-    return texts.optout_done(bool(data.get("opted_out")), data.get("receipt"), names)
+def optout_done(data: Mapping[str, Any], t: Texts = ZH) -> str:
+    return t("opted_out" if data.get("opted_out") else "opted_in", receipt=data.get("receipt"))

@@ -67,10 +67,13 @@ def resolve_endpoint(adapter: str | None, group_id: str | None) -> Endpoint:
 
 
 def find_project(projects: list[dict], ref: str) -> dict | None:
-    """The recall API's own lookup (``hermes_db.find_project``): id first, then lower-cased slug."""
+    """The recall API's own lookup (``hermes_db.find_project``): id, then lower-cased slug, then the
+    name as ``/move`` lists it (case-insensitive; a name two projects share matches neither)."""
     by_id = next((p for p in projects if p.get("id") == ref), None)
-    wanted = ref.strip().lower()
-    return by_id or next((p for p in projects if p.get("slug") == wanted), None)
+    wanted = " ".join(ref.split()).lower()
+    by_slug = next((p for p in projects if p.get("slug") == wanted), None)
+    named = [p for p in projects if " ".join(str(p.get("name") or "").split()).lower() == wanted]
+    return by_id or by_slug or (named[0] if len(named) == 1 else None)
 
 
 def group_admin_projects(projects: list[dict], allowed: tuple[str, ...]) -> list[dict]:

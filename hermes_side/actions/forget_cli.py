@@ -16,16 +16,18 @@ from typing import Any
 
 from ..host.profile import current_profile
 from ..scope.chats import parse_chat
-from ..search.reader import SearchError
+from ..search.reader import SearchError, reader_for
 from ..search.request import RequestError, parse_time
 from ..stores import forgotten, hermes_db
 from . import forget
+from .refs import project_ids, session_missing
 
 
 def setup_forget(p: argparse.ArgumentParser) -> None:
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--session", help="forget a whole conversation (this session and its lineage)")
-    what.add_argument("--project", help="forget a project's turns in a time span (with --before/--after)")
+    what.add_argument("--project", help="forget a project's turns in a time span (with --before/--after); "
+                                        "its name as `status` prints it, slug or id")
     what.add_argument("--chat", help="with --user: forget one member's turns in a group, e.g. onebotv11:12345")
     what.add_argument("--log", action="store_true", help="list who forgot what scope when (no content)")
     p.add_argument("--user", help="the member's platform id (with --chat)")
@@ -76,11 +78,14 @@ def _plan(args: argparse.Namespace) -> forget.Plan:
     if args.session:
         if args.user or after is not None or before is not None:
             raise RequestError("--session takes the whole conversation: no --user, --after or --before")
+        if args.session not in reader_for(home).scope_map().rows:
+            raise RequestError(session_missing(args.session))
         return forget.plan_session(home, args.session)
     if args.project:
         if args.user:
             raise RequestError("--user goes with --chat")
-        return forget.plan_project(home, args.project, after=after, before=before)
+        (project,) = project_ids(home, [args.project])  # the one lookup and error of every command
+        return forget.plan_project(home, project, after=after, before=before)
     chat = parse_chat(args.chat or "")
     if chat is None:
         raise RequestError("--chat must look like onebotv11:12345")

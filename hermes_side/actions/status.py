@@ -23,8 +23,8 @@ from typing import Any
 
 from ..console import EXIT_FAILED, fail, warning
 from ..errors import RecallError
-from ..host import deps, features, install
-from ..host.profile import current_profile, profile_at
+from ..host import config, deps, features, install
+from ..host.profile import PLUGIN_KEY, current_profile, profile_at
 from ..scope.seal import render_seal, seal_report
 from ..search.reader import reader_for
 from ..stores import hermes_db
@@ -200,7 +200,8 @@ def run_status(args: argparse.Namespace) -> None:
     if getattr(args, "json", False):
         print(json.dumps(status, indent=2, ensure_ascii=False))
     else:
-        print(render_status(status, _endpoint(profile.home), next_steps(status)))
+        steps = next_steps(status, enabled=config.plugin_enabled(profile.home))
+        print(render_status(status, _endpoint(profile.home), steps))
     if broken(status):
         sys.exit(EXIT_FAILED)
 
@@ -213,10 +214,16 @@ def broken(status: dict[str, Any]) -> bool:
     return sem.get("status") == "unavailable" and not sem.get("missing")
 
 
-def next_steps(status: dict[str, Any]) -> list[str]:
+def next_steps(status: dict[str, Any], enabled: bool = True) -> list[str]:
     """What the operator runs next, one command per line with why (terminal only: the install
-    command names this Python's path, which the API never shows)."""
+    command names this Python's path, which the API never shows). Each install also has its route
+    without network: Hermes 0.22+'s `hermes plugins enable/install` download a Python build for its
+    package manager first, and many operators cannot reach PyPI or GitHub."""
     steps: list[str] = []
+    if not enabled:
+        steps.append(f"add `plugins: {{enabled: [{PLUGIN_KEY}]}}` to this profile's config.yaml   # enables it "
+                     "with no download (`hermes plugins enable` on Hermes 0.22+ first downloads a Python build "
+                     "and fails offline)")
     history = (status.get("history") or {}).get("state")
     if history == "no_db":
         steps.append("talk to the agent once (`hermes`): recall reads the conversations Hermes records")
@@ -228,6 +235,9 @@ def next_steps(status: dict[str, Any]) -> list[str]:
     gap = deps.missing(missing) if missing else None
     if gap is not None:
         steps.append(f"{gap.command}   # {gap.summary}; keyword search works meanwhile")
+        download, install = deps.offline_commands(gap.requirements)
+        steps.append(f"{download}   # without network here: on a machine that has it (or add -i <PyPI mirror>)")
+        steps.append(f"{install}   # then here, with the {deps.WHEEL_FOLDER}/ folder copied over")
     if sem.get("status") == "consent_required":
         steps.append("hermes recall consent grant   # the remote embedding provider gets no text until you agree")
     pending = sum(max(0, int(p.get("messages") or 0) - int(p.get("indexed_messages") or 0))

@@ -1,7 +1,7 @@
 """Who may read which profile through the recall API: one key, one profile.
 
 - The launch profile (routes at the root, and ``/p/<its own name>``) opens with the key the
-  server was started with (``RECALL_API_KEY`` from the environment or that profile's ``.env``).
+  server was started with (``RECALL_API_KEY`` from that profile's ``.env``, else the environment).
 - Any other profile ``/p/<name>`` is served only when it enabled the plugin in its own
   config.yaml, and opens with the ``RECALL_API_KEY`` of its own ``.env`` — never the launch key,
   unless the operator listed the profile in ``--share-key-with``.

@@ -9,13 +9,30 @@ import os
 from pathlib import Path
 
 from ..console import EXIT_USAGE, fail, int_in
+from ..host.config import read_key
 from ..host.profile import PROFILE_NAME, current_profile
-from .access import KEY_NAME, MIN_KEY_CHARS, env_file_key, usable_key
+from .access import KEY_NAME, MIN_KEY_CHARS, usable_key
+
+# Every module logs under its own ``__name__``, so the package's logger is the one to hold the
+# handlers: ``hermes_side`` when imported by that name (pip entry point, ``python -m hermes_side``),
+# ``hermes_plugins.project_history_recall`` when Hermes loads the plugin as a directory.
+PACKAGE_LOGGER = __name__.rsplit(".", 2)[0]
 
 
-def read_api_key(home: Path) -> str:
-    """The launch key: ``RECALL_API_KEY`` from the environment, else from the profile's ``.env``."""
-    return os.environ.get(KEY_NAME, "").strip() or env_file_key(home)
+def read_api_key(home: Path) -> tuple[str, str]:
+    """``(key, where it came from)``: the profile's ``.env`` wins over the environment
+    (``host.config.read_key``, the rule of every key the plugin reads)."""
+    return read_key(home, KEY_NAME)
+
+
+def _ignored_environment_key(home: Path, key: str) -> str | None:
+    """A warning when the environment holds another ``RECALL_API_KEY`` that the ``.env`` overrides
+    (seen only under ``python -m hermes_side``: ``hermes`` has already replaced it by then)."""
+    in_env = os.environ.get(KEY_NAME, "").strip()
+    if in_env and in_env != key:
+        return (f"the environment's {KEY_NAME} is not used: {home / '.env'} sets one, and the profile's .env "
+                "wins (Hermes' rule for every key); remove one of the two")
+    return None
 
 
 def _profile_list(value: str) -> list[str]:
@@ -40,10 +57,11 @@ def setup_serve(p: argparse.ArgumentParser) -> None:
 
 def run_serve(args: argparse.Namespace) -> None:
     profile = current_profile()
-    key = read_api_key(profile.home)
+    key, source = read_api_key(profile.home)
     if not usable_key(key):
-        fail(f"set {KEY_NAME} (at least {MIN_KEY_CHARS} characters) in the environment or in "
-             f"{profile.env_file}; the recall API never runs without a key", EXIT_USAGE)
+        where = f" (the one in {source} is too short)" if key else ""
+        fail(f"set {KEY_NAME} (at least {MIN_KEY_CHARS} characters) in {profile.env_file} or in the "
+             f"environment{where}; the recall API never runs without a key", EXIT_USAGE)
     import uvicorn
 
     from .app import create_app
@@ -51,9 +69,13 @@ def run_serve(args: argparse.Namespace) -> None:
     _limit_malloc_arenas()
     shared = list(getattr(args, "share_key_with", []) or [])
     log_file = log_to_terminal_and_file(profile.home, args.log_level)
-    logging.getLogger("hermes_side").warning(
-        "recall API for profile '%s' (%s) on http://%s:%s%s; log file %s", profile.name, profile.home, args.host,
-        args.port, f"; its key also opens: {', '.join(shared)}" if shared else "", log_file)
+    log = logging.getLogger(PACKAGE_LOGGER)
+    log.warning(
+        "recall API for profile '%s' (%s) on http://%s:%s; key: %s from %s%s; log file %s", profile.name,
+        profile.home, args.host, args.port, KEY_NAME, source,
+        f"; its key also opens: {', '.join(shared)}" if shared else "", log_file)
+    if ignored := _ignored_environment_key(profile.home, key):
+        log.warning("%s", ignored)
     # Our own request lines (api/app.py) replace uvicorn's access log: one format, and in the file too.
     uvicorn.run(create_app(profile.home, key, share_key_with=shared), host=args.host, port=args.port,
                 log_level=args.log_level, access_log=False)
@@ -68,7 +90,7 @@ def log_to_terminal_and_file(home: Path, level: str) -> Path:
     in ``<home>/logs/recall-api.log`` (rotated at 5 MB, 3 old files kept), beside Hermes' own logs."""
     path = Path(home) / "logs" / "recall-api.log"
     path.parent.mkdir(parents=True, exist_ok=True)
-    logger = logging.getLogger("hermes_side")
+    logger = logging.getLogger(PACKAGE_LOGGER)
     logger.setLevel(level.upper())
     logger.propagate = False  # Hermes' root handlers (agent.log) get none of it twice
     formatter = logging.Formatter(LOG_FORMAT)

@@ -14,12 +14,11 @@ built (:func:`resolve_api_key`).
 from __future__ import annotations
 
 import difflib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..host.config import OLD_PLACE, ConfigError, plugin_section, read_env, settings_place
+from ..host.config import OLD_PLACE, ConfigError, plugin_section, read_key, settings_place
 
 API_KEY_ENV = "PROJECT_HISTORY_EMBEDDING_API_KEY"
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -160,15 +159,12 @@ def _check_provider(settings: EmbeddingSettings, given: dict[str, Any], where: s
 
 
 def resolve_api_key(home: Path) -> str | None:
-    """The remote provider's key: environment first, then ``home/.env``. Never logged.
+    """The remote provider's key: ``home/.env`` first, then the environment (``read_key``). Never logged.
 
     The process environment speaks for the process's own profile only: the recall API serving
     ``/p/work`` from a server launched in ``default`` must not send default's key to work's
     provider, so for any other home only that home's ``.env`` counts."""
-    key = os.environ.get(API_KEY_ENV)
-    if key and _is_own_profile(home):
-        return key.strip()
-    return read_env(home).get(API_KEY_ENV)
+    return read_key(home, API_KEY_ENV, environment=_is_own_profile(home))[0] or None
 
 
 def _is_own_profile(home: Path) -> bool:

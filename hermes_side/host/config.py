@@ -14,6 +14,7 @@ by key), so a config migrated by a newer Hermes and a hand-written 0.19 config b
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,21 @@ def read_env(home: Path | str) -> dict[str, str]:
         return {k: v for k, v in dotenv_values(path).items() if v is not None}
     except (OSError, UnicodeDecodeError):
         return {}
+
+
+def read_key(home: Path | str, name: str, environment: bool = True) -> tuple[str, str]:
+    """``(value, where it came from)`` of a key the plugin reads (``RECALL_API_KEY``,
+    ``PROJECT_HISTORY_EMBEDDING_API_KEY``). One rule, Hermes' own for every key: the profile's
+    ``.env`` wins over the environment — ``hermes`` loads that file over the environment before any
+    plugin runs, so under ``hermes`` nothing else could hold — and the environment counts when the
+    ``.env`` has none (only with ``environment``: the process's own profile). ``where`` is the
+    file's path or "the environment", never the value; ``("", "")`` when neither has it."""
+    path = profile_at(home).env_file
+    in_file = (read_env(home).get(name) or "").strip()
+    if in_file:
+        return in_file, str(path)
+    in_env = os.environ.get(name, "").strip() if environment else ""
+    return (in_env, f"the environment ({path} has none)") if in_env else ("", "")
 
 
 def plugin_enabled(home: Path | str) -> bool:

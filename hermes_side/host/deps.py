@@ -71,7 +71,7 @@ class Missing:
 
     def message(self, feature: str) -> str:
         """With the command: for the operator (CLI, the agent's tool result)."""
-        return f"{feature} is unavailable: {self.summary}; install with: {self.command}"
+        return f"{feature} is unavailable: {self.summary} ({OFFLINE_POINTER}); install with: {self.command}"
 
 
 def missing(modules: Iterable[str]) -> Missing | None:
@@ -99,7 +99,34 @@ def features_off_note() -> str | None:
     if len(off) == 1:
         return every.message(off[0][0])
     features = " and ".join(feature for feature, _ in off)
-    return f"{features} are unavailable: {every.summary}; install with: {every.command}"
+    return f"{features} are unavailable: {every.summary} ({OFFLINE_POINTER}); install with: {every.command}"
+
+
+# Where an install without network is explained: Hermes 0.22+'s package manager downloads a Python
+# build first, and PyPI itself may be out of reach (a machine offline, a blocked network).
+OFFLINE_POINTER = "without network: `hermes recall status` prints how to install from a wheel folder or a mirror"
+WHEEL_FOLDER = "recall-wheels"
+
+
+def offline_commands(reqs: Iterable[str]) -> tuple[str, str]:
+    """``(download, install)``: ``pip download`` of wheels for *this* Python and platform, run on any
+    machine with network (or a PyPI mirror: add ``-i <mirror url>``), then the install from the
+    copied folder with no index at all."""
+    import sysconfig
+
+    reqs = list(reqs)
+    args = " ".join(shlex.quote(r) for r in reqs)
+    platform = sysconfig.get_platform()  # linux-x86_64, win-amd64, macosx-11.0-arm64
+    if platform.startswith("linux-"):
+        platform_arg = f" --platform manylinux2014_{platform.split('-', 1)[1]}"
+    elif platform.startswith("win-"):
+        platform_arg = f" --platform {platform.replace('-', '_')}"
+    else:
+        platform_arg = ""  # macOS: run the download on a Mac of the same kind
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    download = (f"pip download -d {WHEEL_FOLDER} --only-binary=:all: --python-version {version}{platform_arg} "
+                f"{args}")
+    return download, install_command(["--no-index", "--find-links", WHEEL_FOLDER, *reqs])
 
 
 def install_command(reqs: Iterable[str]) -> str:

@@ -189,10 +189,16 @@ def projects_fingerprint(home: Path) -> tuple:
     return file_fingerprint(projects_db_path(home))
 
 
-def find_project(projects: list[dict[str, Any]], id_or_slug: str) -> dict[str, Any] | None:
-    """Same lookup order as ``projects_db.get_project``: id first, then lower-cased slug."""
+def find_project(projects: list[dict[str, Any]], ref: str) -> dict[str, Any] | None:
+    """``projects_db.get_project``'s order — id first, then lower-cased slug — then the name as
+    ``hermes recall status`` and ``/move`` print it ("Shop Backend"; case and runs of spaces do not
+    matter). A name two projects share names neither: None, and the caller lists them."""
     for p in projects:
-        if p["id"] == id_or_slug:
+        if p["id"] == ref:
             return p
-    wanted = id_or_slug.strip().lower()
-    return next((p for p in projects if p.get("slug") == wanted), None)
+    wanted = " ".join(ref.split()).lower()
+    by_slug = next((p for p in projects if p.get("slug") == wanted), None)
+    if by_slug is not None:
+        return by_slug
+    named = [p for p in projects if " ".join(str(p.get("name") or "").split()).lower() == wanted]
+    return named[0] if len(named) == 1 else None

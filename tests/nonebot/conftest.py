@@ -92,10 +92,16 @@ def api(monkeypatch: pytest.MonkeyPatch) -> FakeRecallApi:
 @pytest.fixture(autouse=True)
 def _fresh_plugin_state(nonebug_init: None) -> None:
     """Module-level caches must not leak between tests."""
+    from nonebot_plugin_uninfo.adapters import INFO_FETCHER_MAPPING
+
     from nonebot_plugin_history_recall import bindings, cooldown, last_results
+    from tests.nonebot import nb_helpers
 
     bindings._pending.clear()
     cooldown.reset()
+    for fetcher in INFO_FETCHER_MAPPING.values():  # uninfo's member cache: a role is per test
+        fetcher.clean()
+    nb_helpers.looked_up.clear()
     last_results.data_file(last_results.FILE_NAME).unlink(missing_ok=True)
     last_results.forget_cache()
 

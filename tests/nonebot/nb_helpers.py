@@ -69,6 +69,30 @@ def private_message(text: str, user_id: int = USER_ID):
     )
 
 
+# (group, user) pairs whose group role nonebot-plugin-uninfo has looked up in this test (conftest
+# clears it with uninfo's own cache before each test).
+looked_up: set[tuple[int, int]] = set()
+
+
+def expect_role_lookup(ctx, event) -> None:
+    """With group admins allowed to /move, the plugin asks nonebot-plugin-uninfo for the sender's
+    role; on OneBot v11 uninfo asks the client for the group and the member once per (group, user)
+    and caches the answer. Declare those two calls (nonebug fails on undeclared ones) the first time."""
+    from nonebot_plugin_history_recall.config import plugin_config
+
+    key = (event.group_id, event.user_id)
+    bot_admin = f"onebotv11:{event.user_id}" in plugin_config.history_recall_admin_users
+    if not plugin_config.history_recall_group_admins_can_move or bot_admin or key in looked_up:
+        return
+    looked_up.add(key)
+    ctx.should_call_api("get_group_info", {"group_id": event.group_id},
+                        {"group_id": event.group_id, "group_name": "group", "member_count": 3, "max_member_count": 500})
+    ctx.should_call_api("get_group_member_info",
+                        {"group_id": event.group_id, "user_id": event.user_id, "no_cache": True},
+                        {"group_id": event.group_id, "user_id": event.user_id, "nickname": "someone", "card": "",
+                         "role": event.sender.role, "join_time": 0})
+
+
 class Captured:
     """Stands in for the expected message of ``should_call_send``: accepts whatever is sent and
     keeps its plain text, so the test can assert on it afterwards with ordinary asserts."""

@@ -10,11 +10,13 @@ from nonebug import App
 
 from tests.nonebot.nb_helpers import (
     ADMIN_ID,
+    API_KEY,
     PLAIN_GROUP,
     ROUTED_GROUP,
     TEAM_KEY,
     Captured,
     FakeRecallApi,
+    expect_role_lookup,
     group_message,
     recorded,
 )
@@ -25,6 +27,7 @@ async def _reply(app: App, bot_factory, event) -> str:
     async with app.test_matcher() as ctx:
         bot = bot_factory(ctx)
         ctx.receive_event(bot, event)
+        expect_role_lookup(ctx, event)
         ctx.should_call_send(event, reply, result={"message_id": 1})
     assert reply.quotes(event)  # every answer quotes the admin's command
     return reply.text
@@ -34,6 +37,7 @@ async def _silence(app: App, bot_factory, event, matcher) -> None:
     async with app.test_matcher() as ctx:
         bot = bot_factory(ctx)
         ctx.receive_event(bot, event)
+        expect_role_lookup(ctx, event)
         # Not ours to answer: the matcher does not match at all (so another plugin's command of
         # the same name still runs, tests/nonebot/test_good_citizen.py), and nothing is said.
         ctx.should_not_pass_rule(matcher)
@@ -70,7 +74,8 @@ async def test_admin_move_home_sends_empty_project(app: App, api: FakeRecallApi,
 
 @pytest.mark.parametrize(
     ("recording", "ours"),
-    [("move_unknown_project", "没有这个项目"), ("move_folder_missing", "文件夹"), ("unauthorized", "密钥")],
+    [("move_unknown_project", "没有叫「nope」的项目。发送 /move 查看可以关联的项目"),
+     ("move_folder_missing", "文件夹")],
 )
 async def test_move_errors_get_our_own_sentence_never_the_servers(
     app: App, api: FakeRecallApi, bot_factory, recording: str, ours: str
@@ -83,7 +88,24 @@ async def test_move_errors_get_our_own_sentence_never_the_servers(
     assert "/" not in text.replace("/move", "")  # no path, no URL
 
 
-@pytest.mark.parametrize("command", ["/move x --home", "/move a b"])
+async def test_a_refused_key_tells_the_admin_which_address_and_which_two_settings(
+    app: App, api: FakeRecallApi, bot_factory
+):
+    server = recorded("unauthorized")
+    api.route("POST", "/move", status=server["status"], json_body=server["body"])
+    text = await _reply(app, bot_factory, group_message("/move nope", user_id=ADMIN_ID))
+
+    assert "http://recall.test" in text and "HISTORY_RECALL_API_KEY" in text and "RECALL_API_KEY" in text
+    assert "recall-api.log" in text and server["body"]["error"] not in text and API_KEY not in text
+
+
+async def test_move_takes_a_project_name_with_spaces_as_the_list_shows_it(app: App, api: FakeRecallApi, bot_factory):
+    api.replay("move_chat")
+    await _reply(app, bot_factory, group_message("/move Shop  Backend", user_id=ADMIN_ID))
+    assert api.bodies() == [{"chat": f"onebotv11:{PLAIN_GROUP}", "project": "Shop Backend"}]
+
+
+@pytest.mark.parametrize("command", ["/move x --home", "/move --home x"])
 async def test_admin_move_with_wrong_arguments_gets_usage(app: App, api: FakeRecallApi, bot_factory, command: str):
     text = await _reply(app, bot_factory, group_message(command, user_id=ADMIN_ID))
 
@@ -107,8 +129,9 @@ async def test_admin_sees_status_of_endpoint_binding_and_index(app: App, api: Fa
     text = await _reply(app, bot_factory, group_message("/recall-status", user_id=ADMIN_ID, group_id=ROUTED_GROUP))
 
     row = next(p for p in status["projects"] if p["id"] == binding["project"]["id"])
-    assert f"onebotv11:{ROUTED_GROUP}" in text  # the route's label
-    assert binding["project"]["name"] in text and binding["project"]["slug"] in text  # bound project
+    assert text.splitlines()[0] == "🩺 本群的历史检索状态"  # no route label, no profile in the header
+    assert "本群单独配置的地址" in text  # the group has its own routing entry
+    assert f"本群项目：「{binding['project']['name']}」" in text and "slug" not in text
     assert f"{row['indexed_messages']}/{row['messages']}" in text and f"{row['sessions']} 段对话" in text
     # The API's values in words (texts.py), never raw: "ready" and "consent: not_needed" reach no admin.
     assert status["semantic"]["status"] == "ready" and "已就绪" in text and "无需授权" in text
@@ -126,8 +149,8 @@ async def test_admin_sees_each_open_door_of_the_seal(app: App, api: FakeRecallAp
     api.route("GET", "/status", json_body=status)
     text = await _reply(app, bot_factory, group_message("/recall-status", user_id=ADMIN_ID))
 
-    assert "隔离：⚠️ 未完全隔离 — terminal: allowed in chats (chat_tools.allow): runs commands" in text
-    assert "隔离：✅" not in text
+    assert "隔离：⚠️ 未完全隔离（terminal），详情请在 Hermes 那台机器上运行 `hermes recall status`" in text
+    assert "隔离：✅" not in text and "allowed in chats" not in text  # the API's English stays out
 
 
 async def test_status_when_the_server_is_down_says_so(app: App, api: FakeRecallApi, bot_factory):
@@ -137,7 +160,11 @@ async def test_status_when_the_server_is_down_says_so(app: App, api: FakeRecallA
     api.route("GET", "/status", raises=httpx.ConnectError("refused"))
     text = await _reply(app, bot_factory, group_message("/recall-status", user_id=ADMIN_ID))
 
-    assert "❌" in text and "cannot reach" in text
+    # What an admin must check: the address tried, the cause, the command that serves it.
+    assert "连接：❌ 连不上检索服务 http://recall.test（连接被拒绝" in text
+    assert "`hermes recall serve`" in text and "HISTORY_RECALL_API_URL" in text
+    assert "⚠️" not in text and "请稍后再试" not in text  # not the member's sentence
+    assert text.splitlines()[1] == "检索服务：默认地址（HISTORY_RECALL_API_URL）"
 
 
 async def test_move_alone_lists_the_profiles_projects_and_marks_the_groups(app: App, api: FakeRecallApi, bot_factory):
@@ -167,7 +194,7 @@ async def test_move_alone_with_the_server_down_says_so(app: App, api: FakeRecall
     api.route("GET", f"/chats/onebotv11:{PLAIN_GROUP}/binding", raises=httpx.ConnectError("refused"))
     text = await _reply(app, bot_factory, group_message("/move", user_id=ADMIN_ID))
 
-    assert "cannot reach" in text
+    assert "连不上检索服务 http://recall.test" in text and "`hermes recall serve`" in text
 
 
 @pytest.fixture

@@ -37,14 +37,16 @@ async def _recall_reply(app: App, bot_factory, text: str = "/recall 机密的问
 
 
 def _assert_one_short_sentence(text: str) -> None:
+    """One line, short, and Chinese only: no English gloss in parentheses after it."""
     assert "\n" not in text and len(text) <= 80, text
+    assert "(" not in text and "please" not in text, text
 
 
 async def test_api_down_gives_one_short_sentence(app: App, api: FakeRecallApi, bot_factory, log_lines):
     api.route("POST", "/search", raises=httpx.ConnectError("connection refused"))
     text = await _recall_reply(app, bot_factory)
 
-    assert "cannot reach" in text and "连不上" in text
+    assert text == "⚠️ 暂时连不上检索服务，请稍后再试。"
     _assert_one_short_sentence(text)
     assert any(level == "WARNING" and "connection refused" in msg for level, msg in log_lines)
 
@@ -53,7 +55,7 @@ async def test_timeout_gives_one_short_sentence(app: App, api: FakeRecallApi, bo
     api.route("POST", "/search", raises=httpx.ReadTimeout("read timed out"))
     text = await _recall_reply(app, bot_factory)
 
-    assert "超时" in text and "timed out" in text
+    assert "超时" in text
     _assert_one_short_sentence(text)
 
 
@@ -63,7 +65,7 @@ async def test_wrong_key_gives_one_short_sentence_and_logs_no_secrets(
     api.replay("unauthorized", method="POST", path="/search")
     text = await _recall_reply(app, bot_factory)
 
-    assert "密钥" in text and "refused the key" in text
+    assert "密钥" in text and "联系管理员" in text and "recall.test" not in text  # a member gets no address
     _assert_one_short_sentence(text)
     assert any(level == "WARNING" and "401" in msg for level, msg in log_lines)
     assert not any(API_KEY in msg for _, msg in log_lines)
@@ -87,7 +89,7 @@ def _endpoint():
         ("search_query_too_long", "太长"),
         ("search_bad_request", "没看懂"),
         ("unauthorized", "密钥"),
-        ("no_such_route", "404"),
+        ("no_such_route", "地址配置有误"),
         ("move_unknown_project", "没有这个项目"),
         ("move_folder_missing", "文件夹"),
     ],
@@ -113,7 +115,7 @@ async def test_recorded_error_answers_become_our_own_sentence(api: FakeRecallApi
         (500, {"success": False, "error": "Traceback /srv/hermes/x.py", "code": "internal"}, "出错"),
         (502, {"detail": "bad gateway"}, "出错"),
         (200, {"success": False, "error": "project folder not found: /home/u/p", "code": "strange"}, "拒绝"),
-        (404, {"success": False, "error": "no such profile", "code": "unknown_profile"}, "profile"),
+        (404, {"success": False, "error": "no such profile", "code": "unknown_profile"}, "地址配置有误"),
     ],
 )
 async def test_unrecorded_error_answers_never_show_the_servers_text(api: FakeRecallApi, status, body, expected):

@@ -93,13 +93,21 @@ async def test_after_and_before_reach_the_api_as_typed(app: App, api: FakeRecall
     ]
 
 
-async def test_a_bad_date_gets_our_sentence_about_dates(app: App, api: FakeRecallApi, bot_factory):
-    from nonebot_plugin_history_recall.texts import BAD_DATE
-
+async def test_a_bad_date_gets_our_sentence_naming_the_option_and_its_value(app: App, api: FakeRecallApi, bot_factory):
     server = api.replay("search_bad_date")
-    reply = await _say(app, bot_factory, group_message("/recall 迁移 --after yesterday"))
+    reply = await _say(app, bot_factory, group_message("/recall 迁移 --after yesterday --before 2026-11-01"))
 
-    assert reply.text == BAD_DATE and server["error"] not in reply.text
+    # Both dates were given: the API's answer names 'after', so the reply names --after and its value.
+    assert reply.text.startswith("⚠️ --after 的值「yesterday」不是日期") and server["error"] not in reply.text
+    assert "2026-11-01" in reply.text  # the example of a date, not the --before value blamed
+
+
+async def test_a_date_filter_that_leaves_nothing_names_the_filter(app: App, api: FakeRecallApi, bot_factory):
+    api.replay("search_chat_no_results")
+    reply = await _say(app, bot_factory, group_message("/recall 迁移 --before 2020-01-01"))
+
+    assert "--before 2020-01-01" in reply.text and "日期条件" in reply.text
+    assert "换个说法" not in reply.text  # the words are not the problem
 
 
 async def test_help_mentions_the_new_options(app: App, api: FakeRecallApi, bot_factory):
@@ -253,7 +261,7 @@ async def test_a_failed_search_does_not_start_the_cooldown(app: App, api: FakeRe
     takes its wait back; the one that is answered starts it."""
     api.route("POST", "/search", raises=httpx.ConnectError("refused"))
     first = await _say(app, bot_factory, group_message("/recall 迁移"))
-    assert "cannot reach" in first.text
+    assert "连不上检索服务" in first.text
     api.replay("search_chat")
     second = await _say(app, bot_factory, group_message("/recall 迁移"))
     assert "秒后再试" not in second.text and "相关" in second.text

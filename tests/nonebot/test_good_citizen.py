@@ -73,15 +73,15 @@ def test_command_names_are_checked_and_shown_in_the_help(nonebug_init: None):
     from pydantic import ValidationError
 
     from nonebot_plugin_history_recall.config import Config
-    from nonebot_plugin_history_recall.texts import Names, help_text, move_usage
+    from nonebot_plugin_history_recall.texts import Names, texts_for
 
     assert Config(history_recall_move_command="/recall-move").history_recall_move_command == "recall-move"
     with pytest.raises(ValidationError, match="command name"):
         Config(history_recall_move_command="recall move")
-    text = help_text(is_admin=True, names=Names("/", "recall-move", "rs"))
+    t = texts_for("zh", Names("/", "recall-move", "rs"))
+    text = t.help(is_admin=True)
     assert "/recall-move <项目>" in text and "/rs —" in text and "/move " not in text
-    usage = move_usage(Names("/", "recall-move"))
-    assert usage.startswith("用法：/recall-move <项目名或 slug>，或 /recall-move --home")
+    assert t("move_usage").startswith("用法：/recall-move <项目>，或 /recall-move --home")
 
 
 def test_a_plain_admin_list_is_read_with_a_warning_not_a_traceback(tmp_path):

@@ -69,7 +69,9 @@ async def test_bot_admin_is_not_limited_by_move_projects(app: App, api: FakeReca
 async def test_group_owner_of_a_group_without_move_projects_moves_nothing(
     app: App, api: FakeRecallApi, bot_factory, plugin_config, monkeypatch: pytest.MonkeyPatch
 ):
-    from nonebot_plugin_history_recall.texts import MOVE_NONE_ALLOWED
+    from nonebot_plugin_history_recall.texts import ZH
+
+    MOVE_NONE_ALLOWED = ZH["move_none_allowed"]
 
     monkeypatch.setattr(plugin_config, "history_recall_group_admins_can_move", True)
     api.replay("projects")

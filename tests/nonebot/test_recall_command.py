@@ -106,7 +106,7 @@ async def test_private_chat_gets_one_polite_line_and_no_request(app: App, api: F
         ctx.receive_event(bot, event)
         ctx.should_call_send(event, reply, result={"message_id": 1})
 
-    assert "群聊" in reply.text and "\n" not in reply.text
+    assert "只能在群里用" in reply.text and "\n" not in reply.text
     assert api.requests == []
 
 

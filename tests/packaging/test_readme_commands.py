@@ -69,7 +69,18 @@ RULES = [
     Rule(r"hermes recall index", "hermes", expect="Done:"),
     Rule(r"hermes recall serve --share-key-with work,home", "serve"),
     Rule(r"hermes recall forget .*", "hermes"),
+    Rule(r"hermes recall search --project \"Shop Backend\" .*", "hermes", expect="A: "),
+    Rule(r"hermes recall serve --host 127\.0\.0\.1 --port 8765", "serve"),
+    Rule(r"echo \"RECALL_API_KEY=\$\(openssl rand -hex 24\)\" >> ~/\.hermes/\.env",
+         skip="it writes the operator's own ~/.hermes/.env; the test's Hermes home gets its key the same way"),
+    Rule(r"git clone https://github\.com/project-history-recall/project-history-recall\.git && cd .*",
+         skip="the repository is not published yet; the test's clone is made from this checkout"),
     Rule(r"python -m pip install build && python -m build packaging/nonebot --outdir dist", "clone"),
+    # The route without network: wheels downloaded where there is network, installed with no index
+    # into a bot venv that has nothing yet (the plugin and every dependency from the folder alone).
+    Rule(r"pip download -d recall-wheels .*", "clone"),
+    Rule(r"<bot python> -m pip install --no-index --find-links recall-wheels nonebot-plugin-history-recall",
+         "offline-bot"),
     Rule(r"<bot python> -m pip install .*", "bot"),
     Rule(r"nb plugin install nonebot-plugin-history-recall",
          skip="not listed in the NoneBot store yet; test_nonebot_wheel.py runs the store's checks offline"),
@@ -107,6 +118,8 @@ class Readme:
         self.hermes = venv("hermes-readme", ["hermes-agent==0.19.0"])
         wheel = build_wheel(REPO_ROOT / "packaging" / "nonebot", tmp / "probe-wheel")
         self.bot = venv("nb-readme", [*requires_dist(wheel), "nonebot2[fastapi]", "nonebot-adapter-onebot"])
+        self.offline_bot = tmp / "offline-bot"  # an empty venv: what the offline lines install is all it gets
+        run(python(self.build_tool), "-m", "venv", self.offline_bot, env=clean_env())
         self.homes = {"stock": tmp / "stock-home", "hermes": tmp / "hermes-home"}
         for home in self.homes.values():
             home.mkdir()
@@ -164,6 +177,7 @@ class Readme:
             "<bot python>": str(python(self.bot)),
             "<hermes python>": str(python(self.hermes)),
             "<id or slug>": "a",  # project "A" of the driver's history
+            '"Shop Backend"': '"A"',  # the README's example name: project "A" by its name
             "<id>": self.ids["past"],
             " [--apply]": "",  # the dry run: the README's brackets mark the optional flag
         }
@@ -172,7 +186,9 @@ class Readme:
         return command
 
     def sh(self, command: str, where: str) -> subprocess.CompletedProcess[str]:
-        cwd = self.clone if where in ("clone", "bot") else self.homes.get(where, self.clone)
+        if where == "offline-bot":
+            command = command.replace(str(python(self.bot)), str(python(self.offline_bot)))
+        cwd = self.clone if where in ("clone", "bot", "offline-bot") else self.homes.get(where, self.clone)
         # stdin closed: a prompt (e.g. Hermes' tool-override question) takes its default, as in CI.
         proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=self.env(where), capture_output=True, text=True,
                               timeout=1500, stdin=subprocess.DEVNULL)
@@ -233,3 +249,8 @@ def test_every_readme_command_works_on_a_fresh_clone(tmp_path):
                 "'nonebot_plugin_history_recall').origin; print(pathlib.Path(p).with_name('.env.example').read_text())",
                 env=clean_env(), cwd="/")
     assert "HISTORY_RECALL_FORGET_CONFIRM_SECONDS" in where.stdout
+    # The plugin and its dependencies came from the wheel folder alone (importing the plugin needs a
+    # running NoneBot: test_nonebot_wheel.py loads it; here its pieces import).
+    run(python(readme.offline_bot), "-c", "import importlib.util as u, nonebot, pydantic_core, httpx; assert all("
+        "u.find_spec(m) for m in ('nonebot_plugin_history_recall', 'nonebot_plugin_alconna', "
+        "'nonebot_plugin_localstore', 'nonebot_plugin_uninfo'))", env=clean_env(), cwd="/")

@@ -73,11 +73,12 @@ def test_config_typo_makes_search_unavailable_not_crash(history):
     assert result.hits == []
 
 
-def test_api_key_from_environment_then_dotenv(home, monkeypatch):
+def test_api_key_from_the_profiles_env_then_the_environment(home, monkeypatch):
+    """One rule for every key (issue 38), Hermes' own: the profile's .env wins over the environment."""
+    monkeypatch.setenv("PROJECT_HISTORY_EMBEDDING_API_KEY", "sk-from-env")
+    assert resolve_api_key(home) == "sk-from-env"  # the .env has none
     (home / ".env").write_text("# comment\nexport PROJECT_HISTORY_EMBEDDING_API_KEY='sk-from-file'\n")
     assert resolve_api_key(home) == "sk-from-file"
-    monkeypatch.setenv("PROJECT_HISTORY_EMBEDDING_API_KEY", "sk-from-env")
-    assert resolve_api_key(home) == "sk-from-env"
 
 
 def test_the_environment_key_stays_with_the_process_profile(home, monkeypatch):
