@@ -270,24 +270,22 @@ def ab_translation(engine, queries: list[dict], buckets: dict[str, str], modes: 
     order flips every query) so that machine noise falls on both columns alike."""
     import re
 
-    from hermes_side.search import engine as search
     from hermes_side.search import translate
     from hermes_side.search.request import parse_search_args
+    from hermes_side.search.settings import overridden
 
     translate.warm()  # the dictionary is read once per process; not part of any query here
-    shipped = search.translated
     chinese = [q for q in queries if re.search("[\u4e00-\u9fff]", q["text"])]
     rows = []
     for name, pid, mode, qs in measured(buckets, modes, semantic_buckets, chinese):
         times: dict[str, list[float]] = {"with": [], "without": []}
         for i, q in enumerate(qs):
             for arm in (("with", "without") if i % 2 else ("without", "with")):
-                search.translated = shipped if arm == "with" else (lambda pq, mode: search.Translation())
                 req = parse_search_args({"query": q["text"], "mode": mode, "limit": 3})
-                t0 = time.perf_counter()
-                engine.search(req, project=pid)
-                times[arm].append((time.perf_counter() - t0) * 1000)
-        search.translated = shipped
+                with overridden(translated_list=arm == "with"):
+                    t0 = time.perf_counter()
+                    engine.search(req, project=pid)
+                    times[arm].append((time.perf_counter() - t0) * 1000)
         row = {"scope": name, "mode": mode, "queries": len(qs),
                **{f"{arm}_{k}": v for arm, t in times.items() for k, v in summary(t).items() if k != "n"}}
         rows.append(row)

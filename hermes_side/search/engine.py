@@ -20,6 +20,7 @@ from . import quoted, ranker
 from .answers import asks, reply_to
 from .conversations import in_period, named_period
 from .query import ParsedQuery, QueryError, parse_query
+from .question import Question, ask
 from .reader import MAX_CONCURRENT, ProfileReader, Scope, ScopeMessageIds, SearchError, public_place, reader_for
 from .records import RankedHit
 from .request import SearchRequest
@@ -28,13 +29,10 @@ from .settings import RANKING
 
 # The reader's names that callers of the engine import from here (a search's scope and errors).
 __all__ = ["MAX_CONCURRENT", "NO_CONTEXT", "NO_OTHERS", "Scope", "ScopeMessageIds", "SearchEngine", "SearchError",
-           "Translation", "engine_for", "translated"]
+           "engine_for"]
 
 NO_CONTEXT = "No project context (no working directory recorded)"
 NO_OTHERS = "No other sessions in this project"
-
-Translation = ranker.Translation
-translated = ranker.translated  # looked up here at each search: a benchmark swaps it for one arm
 
 
 class SearchEngine:
@@ -76,18 +74,14 @@ class SearchEngine:
         return self.reader.scope_in(smap, **request)
 
     # -- ranking ---------------------------------------------------------------------------------
-    def rank(self, pq: ParsedQuery, mode: str, scope: Scope, req: SearchRequest) -> tuple[list[RankedHit], str | None]:
-        ranking = ranker.rank(self.reader, pq, mode, scope, req, translated(pq, mode).concepts)
-        return ranking.hits, ranking.status
-
     def rank_messages(self, query: str, *, mode: str = "hybrid", project: str | None = None,
                       session_id: str | None = None, limit: int | None = None) -> list[RankedHit]:
         with self.reader.leased():
             scope = self.scope_for(project=project, session_id=session_id)
             if scope.place is None:
                 return []
-            ranked, _ = self.rank(parse_query(query), mode, scope, SearchRequest(query=query, mode=mode))
-            return ranked[:RANKING.candidates if limit is None else limit]
+            question = ask(self.reader, SearchRequest(query=query, mode=mode), parse_query(query), scope)
+            return ranker.rank(self.reader, question).hits[:RANKING.candidates if limit is None else limit]
 
     # -- the tool's result -----------------------------------------------------------------------
     def search(self, req: SearchRequest, *, project: str | None = None, session_id: str | None = None,
@@ -116,31 +110,29 @@ class SearchEngine:
         if not ids:
             return {**base, "results": [], "message": NO_OTHERS if scope.current else "No sessions in this project",
                     "sessions_in_scope": in_scope}
-        translation = translated(pq, req.mode)
-        ranking = ranker.rank(self.reader, pq, req.mode, scope, req, translation.concepts)
-        translation = ranker.Translation(ranking.concepts, translation.detail)  # senses weighed by the scope
+        question = ask(self.reader, req, pq, scope)
+        ranking = ranker.rank(self.reader, question)
         texts = ranking.texts
         texts |= self.reader.messages([h.message_id for h in ranking.hits if h.message_id not in texts])
-        # Labels lead the order in a small project, where the ranking's word statistics say little
-        # (settings.level_order); there a conversation is as related as its hits' words together.
-        small = len(self.reader.scope_rows(scope)[0]) < RANKING.common_min_scope
-        relevant = ranker.judged(ranking, pq, translation.concepts, smap.root_of if small else None)
+        relevant = ranker.judged(ranking, question)
         lists = list(ranking.conversations)
         if period := named_period(pq.text):  # a date in the query: conversations held then
             order = conversation_order(relevant, smap.root_of)
             when = {root: texts[hit["message_id"]].timestamp if hit["message_id"] in texts else None
                     for root, hit in order.items()}
             lists.append((in_period(list(order), when, period), 1.0))
-        best = group_by_conversation(relevant, smap.root_of, req.limit, lists, labels_lead=small)
-        rows = self._rows(best, relevant, ranking, scope, [*pq.highlight_terms(), *translation.english], req.limit)
+        # Labels lead the order in a small project, where the ranking's word statistics say little
+        # (settings.level_order); there a conversation is as related as its hits' words together.
+        best = group_by_conversation(relevant, smap.root_of, req.limit, lists, labels_lead=question.small)
+        rows = self._rows(best, relevant, ranking, question)
         out = {**base, "results": rows, "sessions_in_scope": in_scope}
         if notice := pq.notice(req.mode):  # an over-long query: say which part was searched
             out["notice"] = notice
         status = ranking.status
         if status is not None:
             out["semantic_status"] = status
-        if translation.detail:  # the dictionary's package is missing: say so and how to fix it
-            out["translation_detail"] = translation.detail
+        if question.translation.detail:  # the dictionary's package is missing: say so and how to fix it
+            out["translation_detail"] = question.translation.detail
         if status == "unavailable" and ranking.outcome.detail:
             out["semantic_detail"] = ranking.outcome.detail  # e.g. which package is missing and how to install it
         if status == "consent_required":
@@ -155,13 +147,13 @@ class SearchEngine:
             out["message"] = "No matching messages in this project"
         return out
 
-    def _rows(self, best: list[Any], relevant: list[RankedHit], ranking: ranker.Ranking, scope: Scope,
-              terms: list[str], limit: int) -> list[dict[str, Any]]:
+    def _rows(self, best: list[Any], relevant: list[RankedHit], ranking: ranker.Ranking,
+              question: Question) -> list[dict[str, Any]]:
         """One result row per conversation: its best hit, that hit's answer when it asks something
         (the one the ranker looked up, else looked up now), and other top hits of the conversation.
         A row is labelled by the surest of what it shows (results.best_of), and the labels are
         made to read in the rows' order (results.in_order)."""
-        texts = ranking.texts
+        texts, scope, limit = ranking.texts, question.scope, question.request.limit
         judged = {h.message_id: h.relevance for h in relevant}
         titles = hermes_db.session_titles(
             self.reader.connection(), sorted({scope.root(h.session_id) for h in best} | {h.session_id for h in best}))
@@ -194,7 +186,8 @@ class SearchEngine:
                                                                              if m["message_id"] in top)])])
             parts.append((hit, message, title, answer, more, label))
         labels = in_order([label for *_, label in parts])
-        return [result_row(replace(hit, relevance=label) if label is not None else hit, message, title, terms,
+        return [result_row(replace(hit, relevance=label) if label is not None else hit, message, title,
+                           question.highlights,
                            answer=answer, more=more)
                 for (hit, message, title, answer, more, _), label in zip(parts, labels, strict=True)]
 

@@ -31,40 +31,23 @@ import functools
 import heapq
 import json
 import logging
-import math
 import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..stores.hermes_db import plain_cursor
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
-from ..text import without_code
 from . import probes
-from .query import (
-    CJK_CHAR,
-    MAX_TERMS,
-    TOKEN,
-    ParsedQuery,
-    Term,
-    cjk_runs,
-    fold,
-    like_pattern,
-    query_terms,
-)
+from .bm25 import Doc, Hit, Matcher, best, doc_terms, idf
+from .query import MAX_TERMS, ParsedQuery, Term, cjk_runs, fold, like_pattern
 from .settings import RANKING
 
 log = logging.getLogger(__name__)
 
 # Every weight and budget below is ``RANKING`` (settings.py), read at call time.
-
-
-@dataclass(frozen=True)
-class Hit:
-    message_id: int
-    session_id: str
-    score: float
 
 
 @dataclass(frozen=True)
@@ -104,77 +87,6 @@ class Filters:
         return " AND ".join(clauses), params
 
 
-# -- how one message scores -----------------------------------------------------------------
-@dataclass(frozen=True)
-class Doc:
-    message_id: int
-    session_id: str
-    tf: dict[Term, int]  # occurrences of each query term
-    length: int  # Latin tokens + CJK characters, outside fenced code blocks
-
-
-def doc_terms(folded: str) -> Counter:
-    """Every term of folded text: Latin tokens as unicode61 cuts them, and each CJK run as its
-    overlapping bigrams (a one-character run as itself). For the scope's statistics."""
-    terms = Counter(TOKEN.findall(CJK_CHAR.sub(" ", folded)))
-    for run in cjk_runs(folded):
-        if len(run) == 1:
-            terms[run] += 1
-        else:
-            terms.update(run[i:i + 2] for i in range(len(run) - 1))
-    return terms
-
-
-class Matcher:
-    """Counts one query's terms in a message: a token → term lookup over the message's tokens and
-    a C-level ``str.count`` per CJK term — the loop runs over what the message holds, never over
-    every term × every message."""
-
-    def __init__(self, terms: Sequence[Term]) -> None:
-        self.cjk = [t for t in terms if t.kind == "cjk"]
-        self.forms: dict[str, tuple[Term, ...]] = {}
-        for term in terms:
-            if term.kind == "word":
-                for form in term.forms:
-                    self.forms[form] = (*self.forms.get(form, ()), term)
-
-    def doc(self, message_id: int, session_id: str, text: str) -> Doc:
-        folded = fold(text)
-        # Most history is ASCII: no CJK pass over it (a quarter of the time of a message's count).
-        latin, n_cjk = (folded, 0) if folded.isascii() else CJK_CHAR.subn(" ", folded)
-        tokens = TOKEN.findall(latin)
-        tf: dict[Term, int] = {}
-        if self.forms:
-            for found in filter(None, map(self.forms.get, tokens)):
-                for term in found:
-                    tf[term] = tf.get(term, 0) + 1
-        if n_cjk:
-            for term in self.cjk:
-                n = folded.count(term.text)
-                if n:
-                    tf[term] = n
-        if "```" in folded:  # a pasted code block is not what the prose is about (text.FENCED_CODE)
-            prose = without_code(folded)
-            latin, n_cjk = CJK_CHAR.subn(" ", prose)
-            tokens = TOKEN.findall(latin)
-        return Doc(message_id, session_id, tf, max(1, len(tokens) + n_cjk))
-
-
-def bm25(doc: Doc, idf: dict[Term, float]) -> float:
-    """Okapi BM25 of a message over the terms in ``idf`` (terms missing there do not count)."""
-    score = 0.0
-    norm = RANKING.bm25_k1 * (1 - RANKING.bm25_b + RANKING.bm25_b * doc.length / RANKING.bm25_avg_tokens)
-    for term, tf in doc.tf.items():
-        weight = idf.get(term)
-        if weight:
-            score += weight * term.weight * tf * (RANKING.bm25_k1 + 1) / (tf + norm)
-    return score
-
-
-def _idf(df: float, total: int) -> float:
-    return math.log(1 + (total - df + 0.5) / (df + 0.5))
-
-
 # -- the scope's statistics ----------------------------------------------------------------
 @dataclass
 class ScopeStats:
@@ -204,7 +116,7 @@ def _build_stats(conn: sqlite3.Connection, sample: Sequence[int], filters: Filte
 
 @dataclass
 class ScopeMemo:
-    """Per-scope memo kept by the caller next to the scope's message ids (see search.ScopeMessageIds)."""
+    """Per-scope memo kept by the caller next to the scope's message ids (reader.ScopeMessageIds)."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     id_set: frozenset[int] = frozenset()
@@ -213,24 +125,33 @@ class ScopeMemo:
     stats: ScopeStats | None = None
 
 
-def _scope_id_set(cache: ScopeMemo, scope_ids: Sequence[int]) -> tuple[frozenset[int], list[tuple[int, int]]]:
+class ScopeRows(NamedTuple):
+    """The sorted ids of a scope's text turns up to one moment, read once per search
+    (``reader.ProfileReader.scope_rows``), with the memo kept beside them for that scope."""
+
+    ids: Sequence[int]
+    memo: ScopeMemo
+
+
+def _scope_id_set(rows: ScopeRows) -> tuple[frozenset[int], list[tuple[int, int]]]:
     """The scope's ids as a set, and as spans when they are sparse in their range (scope_spans)."""
-    with cache.lock:
-        if cache.id_set_len != len(scope_ids):
-            cache.id_set = frozenset(scope_ids)
-            cache.spans = probes.scope_spans(scope_ids)
-            cache.id_set_len = len(scope_ids)
-        return cache.id_set, cache.spans
+    memo, ids = rows.memo, rows.ids
+    with memo.lock:
+        if memo.id_set_len != len(ids):
+            memo.id_set = frozenset(ids)
+            memo.spans = probes.scope_spans(ids)
+            memo.id_set_len = len(ids)
+        return memo.id_set, memo.spans
 
 
-def _scope_stats(cache: ScopeMemo, conn: sqlite3.Connection, scope_ids: Sequence[int],
-                 filters: Filters) -> ScopeStats:
-    with cache.lock:
-        stats = cache.stats
-    if stats is None or len(scope_ids) > stats.built_for * RANKING.stats_refresh:
-        stats = _build_stats(conn, scope_ids[-RANKING.stats_sample:], filters, len(scope_ids))
-        with cache.lock:
-            cache.stats = stats
+def _scope_stats(conn: sqlite3.Connection, rows: ScopeRows, filters: Filters) -> ScopeStats:
+    memo, ids = rows.memo, rows.ids
+    with memo.lock:
+        stats = memo.stats
+    if stats is None or len(ids) > stats.built_for * RANKING.stats_refresh:
+        stats = _build_stats(conn, ids[-RANKING.stats_sample:], filters, len(ids))
+        with memo.lock:
+            memo.stats = stats
     return stats
 
 
@@ -300,52 +221,37 @@ def _drop_common(terms: Sequence[Term], share: dict[Term, float], scope_size: in
     return kept, frozenset(t.raw or t.text for t in common)
 
 
-def _rank(docs: list[Doc], idf: dict[Term, float], limit: int) -> list[Hit]:
-    scored = sorted(((bm25(d, idf), d.message_id, d.session_id) for d in docs), key=lambda t: (-t[0], -t[1]))
-    per_session: Counter = Counter()
-    hits: list[Hit] = []
-    for score, mid, sid in scored:
-        if score <= 0 or per_session[sid] >= RANKING.per_conversation:
-            continue
-        per_session[sid] += 1
-        hits.append(Hit(mid, sid, score))
-        if len(hits) >= limit:
-            break
-    return hits
-
-
 def _dropped(terms: Sequence[Term]) -> tuple[str, ...]:
     return tuple(t.raw or t.text for t in terms)
 
 
 # -- the two paths -------------------------------------------------------------------------
-def _scan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, limit: int,
-          cache: ScopeMemo) -> KeywordResult:
+def _scan(conn, rows: ScopeRows, terms: list[Term], filters: Filters, limit: int) -> KeywordResult:
     """Score the scope's newest messages directly: small scopes, or no usable FTS. Only messages
     containing a term are read; document frequencies come from the window itself, or for a query
     of many terms from the scope's statistics (then only its rarest terms choose what is read)."""
-    window = scope_ids[-RANKING.recent_fallback:]
+    window = rows.ids[-RANKING.recent_fallback:]
     if len(terms) <= RANKING.scan_needle_terms:
         docs = _read(conn, window, filters, Matcher(terms), _needles(terms))
         df: Counter = Counter(t for doc in docs for t in doc.tf)
         share = {t: df[t] / max(1, len(window)) for t in terms}
         dropped: list[Term] = []
     else:
-        stats = _scope_stats(cache, conn, scope_ids, filters)
+        stats = _scope_stats(conn, rows, filters)
         terms, dropped = select_terms(terms, stats.df_of)
         needles = _needles(_rarest(terms, stats.df_of, RANKING.scan_needle_terms))
         docs = _read(conn, window, filters, Matcher(terms), needles)
         share = {t: stats.share(t) for t in terms}
     kept, common = _drop_common(terms, share, len(window))
-    idf = _scope_idf(kept, share, len(scope_ids))
-    return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped), docs, frozenset(idf))
+    weights = _scope_idf(kept, share, len(rows.ids))
+    return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, frozenset(weights))
 
 
 def _scope_idf(terms: Sequence[Term], share: dict[Term, float], size: int) -> dict[Term, float]:
     """BM25 weights from the scope alone: each term's share of the scope's messages, over the
     scope's size (see the module docstring: nothing counted outside the scope shapes a ranking)."""
     size = max(1, size)
-    return {t: _idf(share[t] * size, size) for t in terms}
+    return {t: idf(share[t] * size, size) for t in terms}
 
 
 @dataclass(frozen=True)
@@ -364,90 +270,87 @@ class FtsPlan:
     scope_size: int = -1
 
 
-def _fts_plan(conn, scope_ids: Sequence[int], terms: list[Term], filters: Filters, cache: ScopeMemo) -> FtsPlan:
-    stats = _scope_stats(cache, conn, scope_ids, filters)
+def _fts_plan(conn, rows: ScopeRows, terms: list[Term], filters: Filters) -> FtsPlan:
+    stats = _scope_stats(conn, rows, filters)
     searched, dropped = select_terms(terms, stats.df_of)
     share = {t: stats.share(t) for t in searched}
-    kept, common = _drop_common(searched, share, len(scope_ids))
-    return FtsPlan(stats, kept, dropped, common, _scope_idf(kept, share, len(scope_ids)), tuple(terms), len(scope_ids))
+    size = len(rows.ids)
+    kept, common = _drop_common(searched, share, size)
+    return FtsPlan(stats, kept, dropped, common, _scope_idf(kept, share, size), tuple(terms), size)
 
 
-def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *, scope_ids: Sequence[int],
-                         cache: ScopeMemo) -> tuple[frozenset[str], FtsPlan | None] | None:
+def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters,
+                         rows: ScopeRows) -> tuple[frozenset[str], FtsPlan | None] | None:
     """The common words :func:`keyword_search` will most likely report for this query, from the
     scope's statistics (kept per scope), before the search runs: so the semantic side, which leaves
     them out of its query, can start beside it. Exact for a big scope (its statistics decide), whose
     plan comes back too, for the search to use instead of making it again; for a scanned one the
     statistics cover the same newest messages the scan counts, and the caller compares with what
     the search reported. None when the search would find no terms."""
-    terms = query_terms(query)
-    if not filters.session_ids or not terms or not len(scope_ids):
+    terms = list(query.terms)
+    if not filters.session_ids or not terms or not len(rows.ids):
         return None
     try:
-        if len(scope_ids) > RANKING.scan_scope_max:
-            plan = _fts_plan(conn, scope_ids, terms, filters, cache)
+        if len(rows.ids) > RANKING.scan_scope_max:
+            plan = _fts_plan(conn, rows, terms, filters)
             return plan.common, plan
-        stats = _scope_stats(cache, conn, scope_ids, filters)
+        stats = _scope_stats(conn, rows, filters)
     except sqlite3.OperationalError:
         return None
     if len(terms) > RANKING.scan_needle_terms:
         terms, _ = select_terms(terms, stats.df_of)
     share = {t: stats.share(t) for t in terms}
-    return _drop_common(terms, share, len(scope_ids[-RANKING.recent_fallback:]))[1], None
+    return _drop_common(terms, share, len(rows.ids[-RANKING.recent_fallback:]))[1], None
 
 
-def _fts(conn, query: ParsedQuery, scope_ids: Sequence[int], terms: list[Term], filters: Filters,
-         limit: int, cache: ScopeMemo, plan: FtsPlan | None = None) -> KeywordResult:
+def _fts(conn, query: ParsedQuery, rows: ScopeRows, terms: list[Term], filters: Filters,
+         limit: int, plan: FtsPlan | None = None) -> KeywordResult:
+    scope_ids = rows.ids
     if plan is None or plan.terms != tuple(terms) or plan.scope_size != len(scope_ids):
-        plan = _fts_plan(conn, scope_ids, terms, filters, cache)
-    stats, kept, dropped, common, idf = plan.stats, plan.kept, plan.dropped, plan.common, plan.idf
-    found_by = [p for p in probes.probes_of(query, kept) if not p.holds or set(p.holds) & set(idf)]
+        plan = _fts_plan(conn, rows, terms, filters)
+    stats, kept, dropped, common, weights = plan.stats, plan.kept, plan.dropped, plan.common, plan.idf
+    found_by = [p for p in probes.probes_of(query, kept) if not p.holds or set(p.holds) & set(weights)]
     cap = max(RANKING.min_per_probe, RANKING.rowid_budget // max(1, len(found_by)))
     if len(found_by) == 1:  # every row weighs the same: the newest ``candidates_max`` are all that is read
         cap = RANKING.candidates_max
-    in_scope, spans = _scope_id_set(cache, scope_ids)
+    in_scope, spans = _scope_id_set(rows)
     found = probes.scope_matches(conn, found_by, cap, scope_ids, in_scope, spans)
-    floor = min(idf.values(), default=1.0)
+    floor = min(weights.values(), default=1.0)
     prescore: dict[int, float] = {}
     for holds, rowids in found:
-        weight = sum(idf.get(t, 0.0) for t in holds) / max(1, len(holds)) if holds else floor
+        weight = sum(weights.get(t, 0.0) for t in holds) / max(1, len(holds)) if holds else floor
         for mid in rowids:
             if mid in in_scope:
                 prescore[mid] = prescore.get(mid, 0.0) + weight
     # The best by prescore, newest first among equals; a heap over (score, id) pairs, not a sort of
     # thousands of rowids through a key function (ids are unique: the same order).
-    best = [-m for _, m in heapq.nsmallest(RANKING.candidates_max, ((-s, -mid) for mid, s in prescore.items()))]
+    top = [-m for _, m in heapq.nsmallest(RANKING.candidates_max, ((-s, -mid) for mid, s in prescore.items()))]
     matcher = Matcher(kept)
-    docs = _read(conn, best, filters, matcher)
+    docs = _read(conn, top, filters, matcher)
     short = [t for t in kept if t.kind == "cjk" and not any(t.text in p for p in query.cjk_long)]
     if short:  # no Hermes index finds 1–2 character pieces: look in the scope's newest messages
-        seen = set(best)
+        seen = set(top)
         recent = [mid for mid in scope_ids[-RANKING.recent_fallback:] if mid not in seen]
         needles = _needles(_rarest(short, stats.df_of, RANKING.window_needle_terms))
         docs += _read(conn, recent, filters, matcher, needles)
-    return KeywordResult(_rank(docs, idf, limit), common, _dropped(dropped), docs, frozenset(idf))
+    return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, frozenset(weights))
 
 
-def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, *,
-                   scope_ids: Sequence[int], limit: int = 50, cache: ScopeMemo | None = None,
-                   scan_max: int | None = None, plan: FtsPlan | None = None) -> KeywordResult:
-    """Best-first hits; ``scope_ids`` are the sorted message ids of the scope's sessions; ``plan``:
-    what :func:`planned_common_words` planned for this query and scope, if it ran.
-
-    ``scan_max``: scopes up to this many messages are scanned whole (default ``RANKING.scan_scope_max``);
-    tests pass 0 to run the FTS path on a small scope.
+def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, rows: ScopeRows, *,
+                   limit: int = 50, plan: FtsPlan | None = None) -> KeywordResult:
+    """Best-first hits; ``rows``: the scope's text turns (sorted ids) and their memo; ``plan``:
+    what :func:`planned_common_words` planned for this query and scope, if it ran. Scopes up to
+    ``RANKING.scan_scope_max`` messages are scanned whole.
     """
-    terms = query_terms(query)
-    if not filters.session_ids or not terms or not len(scope_ids):
+    terms = list(query.terms)
+    if not filters.session_ids or not terms or not len(rows.ids):
         return KeywordResult([])
-    cache = cache if cache is not None else ScopeMemo()
-    threshold = RANKING.scan_scope_max if scan_max is None else scan_max
-    if len(scope_ids) <= threshold:
-        return _scan(conn, scope_ids, terms, filters, limit, cache)
+    if len(rows.ids) <= RANKING.scan_scope_max:
+        return _scan(conn, rows, terms, filters, limit)
     try:
-        return _fts(conn, query, scope_ids, terms, filters, limit, cache, plan)
+        return _fts(conn, query, rows, terms, filters, limit, plan)
     except sqlite3.OperationalError as exc:
         # A malformed MATCH or an FTS table this Hermes lacks must not cost the answer.
         log.info("FTS query failed (%s); scanning recent messages instead", exc)
-        return _scan(conn, scope_ids, terms, filters, limit, cache)
+        return _scan(conn, rows, terms, filters, limit)
 

@@ -112,7 +112,8 @@ class ParsedQuery:
             out += [fold(t) for t in tokens[1:] if len(t) > 1 and t.istitle() and fold(t) in self.words]
         return tuple(dict.fromkeys(out))
 
-    def highlight_terms(self) -> list[str]:
+    @cached_property
+    def highlights(self) -> tuple[str, ...]:
         """What a snippet marks: whole words and whole CJK pieces, longest first. A piece also
         marks its substrings of ≥2 characters, so a message holding only part of a long piece
         ("部署" of "蓝绿部署") shows that word — never scattered single characters."""
@@ -124,7 +125,20 @@ class ParsedQuery:
             for size in range(len(head), 1, -1):
                 for i in range(len(head) - size + 1):
                     terms[head[i:i + size]] = None
-        return sorted(terms, key=len, reverse=True)
+        return tuple(sorted(terms, key=len, reverse=True))
+
+    @cached_property
+    def terms(self) -> tuple[Term, ...]:
+        """Every distinct term of the query, in order (``keyword.select_terms`` bounds how many are
+        used): worked out once per query, whichever stage asks first."""
+        typed = {fold(t): t.lower() for t in TOKEN.findall(self.full_text or self.text)}
+        words = [Term("word", w, typed.get(w, w) if typed.get(w, w) != w else "") for w in self.words]
+        weight: dict[str, float] = {}
+        for piece in self.cjk:
+            grams = bigrams(piece)
+            for g in grams:
+                weight[g] = max(weight.get(g, 0.0), 1 / len(grams) ** RANKING.piece_alpha)
+        return (*words, *(Term("cjk", g, weight=w) for g, w in weight.items()))
 
 
 class QueryError(RecallError, ValueError):
@@ -300,15 +314,3 @@ def escaped_phrase(source: str) -> str | None:
         return None
     tokens = TOKEN.findall(_escaped(source))
     return fts_quote(" ".join(tokens)) if tokens else None
-
-
-def query_terms(query: ParsedQuery) -> list[Term]:
-    """Every distinct term of the query, in order (``select_terms`` bounds how many are used)."""
-    typed = {fold(t): t.lower() for t in TOKEN.findall(query.full_text or query.text)}
-    terms = [Term("word", w, typed.get(w, w) if typed.get(w, w) != w else "") for w in query.words]
-    weight: dict[str, float] = {}
-    for piece in query.cjk:
-        grams = bigrams(piece)
-        for g in grams:
-            weight[g] = max(weight.get(g, 0.0), 1 / len(grams) ** RANKING.piece_alpha)
-    return terms + [Term("cjk", g, weight=w) for g, w in weight.items()]

@@ -1,6 +1,7 @@
-"""The ranker: a query over a :class:`~.reader.Scope` → ranked, judged message hits, in named stages.
+"""The ranker: a :class:`~.question.Question` → ranked, judged message hits, in named stages.
 
-1. :func:`gather` the candidate lists: keyword, the Chinese query's translated keyword list, semantic;
+1. :func:`gather` the candidate lists: keyword, semantic (the Chinese query's translated keyword
+   list was found with the question's translation, question.py);
 2. :func:`fold` each turn into one id (Hermes' compaction writes copies of the last turns);
 3. :func:`fuse` the lists (RRF, the keyword lists weighted by the query words they hold);
 4. :func:`answered`: each question among the top hits followed by its answer, looked up once;
@@ -22,46 +23,25 @@ from ..scope.attribution import identity
 from ..stores.messages import copy_key
 from . import threads
 from .answers import with_replies
+from .bm25 import Hit
 from .conversations import lexical_order, passage_order
 from .fusion import rrf
-from .keyword import Filters, FtsPlan, Hit, KeywordResult, keyword_search, planned_common_words
-from .query import ParsedQuery
+from .keyword import Filters, FtsPlan, KeywordResult, keyword_search, planned_common_words
+from .question import Question
 from .reader import Message, ProfileReader, Scope
 from .records import RankedHit
 from .relevance import (
+    Candidate,
+    Evidence,
     judge,
     keyword_list_weight,
     scope_names,
     scope_terms,
-    script_of,
     translated_coverage,
     translated_list_weight,
 )
-from .request import SearchRequest
 from .results import with_conversation_words
 from .settings import RANKING
-from .translate import Concept, TranslationUnavailable, english_query, translate, weigh_senses
-
-
-@dataclass(frozen=True)
-class Translation:
-    concepts: tuple[Concept, ...] = ()
-    detail: str = ""  # why there are none although the query has Chinese words
-
-    @property
-    def english(self) -> list[str]:
-        return list(dict.fromkeys(w for c in self.concepts for w in c.english))
-
-
-def translated(pq: ParsedQuery, mode: str) -> Translation:
-    """The query's Chinese words with their English translations, for the keyword side of
-    ``keyword`` and ``hybrid`` (``semantic`` bridges languages by meaning alone)."""
-    if mode == "semantic" or not pq.cjk:
-        return Translation()
-    try:
-        return Translation(translate(pq))
-    except TranslationUnavailable as exc:
-        return Translation(detail=str(exc))
 
 
 @dataclass
@@ -103,12 +83,10 @@ class Candidates:
     """What the three lists found: keyword (``kw``), translated (``tr``), semantic (``sem``)."""
 
     keyword: KeywordResult
-    translated: KeywordResult | None
     kw: list[Hit]
     tr: list[Hit]
     sem: list[tuple[int, str]]
     outcome: SemanticOutcome | None
-    concepts: tuple[Concept, ...] = ()  # the query's Chinese words, senses weighed by the scope
 
 
 @dataclass
@@ -120,58 +98,51 @@ class Ranking:
     texts: dict[int, Message]  # every message read, by id
     answers: dict[int, dict[str, Any] | None]  # each asking top hit's answer, looked up once
     conversations: list[tuple[list[str], float]]  # conversation lists (words, passages) and their weights
-    coverage: float | None  # the share of the question the scope holds (relevance.scope_terms)
-    concepts: tuple[Concept, ...] = ()  # the query's Chinese words, senses weighed by the scope
-    names: float | None = None  # the share of the people it names that the scope holds (relevance.scope_names)
+    evidence: Evidence  # what bears on every hit's relevance (relevance.Evidence)
 
     @property
     def status(self) -> str | None:
         return self.outcome.status if self.outcome else None
 
-    @property
-    def baselines(self) -> dict[str, float]:
-        return self.outcome.baselines if self.outcome else {}
 
-
-def rank(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req: SearchRequest,
-         concepts: Sequence[Concept] = ()) -> Ranking:
-    """Stages 1–4 (the module's docstring); ``concepts``: the query's Chinese words with their
-    English translations, searched as a keyword list of their own (translate.py)."""
-    c = gather(reader, pq, mode, scope, req, concepts)
-    concepts = c.concepts
+def rank(reader: ProfileReader, question: Question) -> Ranking:
+    """Stages 1–4 (the module's docstring)."""
+    c = gather(reader, question)
+    scope = question.scope
     texts = reader.messages(list({h.message_id: None for h in [*c.kw, *c.tr]} | dict.fromkeys(m for m, _ in c.sem)))
     kw, tr, sem, alias = fold(c.kw, c.tr, c.sem, texts, scope.smap.root_of)
     kw_ids = {h.message_id for h in [*kw, *tr]}
     sem_ids = {mid for mid, _ in sem}
     cosine = {alias.get(mid, mid): score for mid, _, score in c.outcome.hits
               if alias.get(mid, mid) in sem_ids} if c.outcome else {}
-    weights = list_weights(kw, tr, sem, texts, pq, concepts)
+    weights = list_weights(kw, tr, sem, texts, question)
     fused = rrf([[h.message_id for h in kw], [h.message_id for h in tr], [mid for mid, _ in sem]],
                 k=RANKING.rrf_k, weights=weights)
     session_of = {h.message_id: h.session_id for h in [*kw, *tr]} | dict(sem)
     hits = [RankedHit(mid, session_of[mid], _source(mid in kw_ids, mid in cosine), cosine.get(mid), score)
             for mid, score in fused]
     lists: list[tuple[list[str], float]] = []
-    if mode != "semantic":
+    if question.mode != "semantic":
         n = scope.conversations
         for result, weight in ((c.keyword if kw else None, weights[0] if weights else 1.0),
-                               (c.translated, weights[1] if weights else 1.0)):
+                               (question.translation.found, weights[1] if weights else 1.0)):
             if result is not None and result.docs and weight > 0:
                 lists.append((lexical_order(result.docs, result.terms, scope.smap.root_of, n), weight))
     if c.outcome is not None and c.outcome.passages is not None and sem and RANKING.passage_weight > 0:
         # The conversations' best passages by meaning, of the conversations a hit came from.
         passages = c.outcome.passages(list(dict.fromkeys(h.session_id for h in hits)))
         lists.append((passage_order(passages, scope.smap.root_of), RANKING.passage_weight))
-    coverage = scope_coverage(reader, c.keyword, pq, tr, concepts, texts, scope)
+    baselines = c.outcome.baselines if c.outcome else {}
+    evidence = Evidence(baselines, scope_coverage(reader, question, c.keyword, tr, texts),
+                        scope_names(c.keyword, question.query.names))
     hits, answers = answered(reader, hits, texts, cosine)
-    return Ranking(hits, c.outcome, texts, answers, lists, coverage, concepts, scope_names(c.keyword, pq.names))
+    return Ranking(hits, c.outcome, texts, answers, lists, evidence)
 
 
-def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req: SearchRequest,
-           concepts: Sequence[Concept]) -> Candidates:
-    """Stage 1: the keyword list, the translated list and the semantic list. The model and the
-    vector scan run outside the GIL, so with a translated list the semantic side runs beside it."""
-    filters = Filters(scope.session_ids, after=req.after, before=req.before)
+def gather(reader: ProfileReader, question: Question) -> Candidates:
+    """Stage 1: the keyword list, the translated list (the question's) and the semantic list. The
+    model and the vector scan run outside the GIL, so the semantic side runs beside the keyword side."""
+    mode, pq, scope = question.mode, question.query, question.scope
     outcome: SemanticOutcome | None = None
     pending: Future[SemanticOutcome] | None = None
     early: str | None = None  # the semantic query, when known before the keyword search
@@ -180,46 +151,32 @@ def gather(reader: ProfileReader, pq: ParsedQuery, mode: str, scope: Scope, req:
         # In a big scope the scope's statistics name the common words the semantic query leaves
         # out before the keyword search runs: the model passes and the vector scan (outside the
         # GIL) then run beside it instead of after it.
-        scope_ids, memo = reader.scope_rows(scope)
-        planned = planned_common_words(reader.connection(), pq, filters, scope_ids=scope_ids, cache=memo)
+        planned = planned_common_words(reader.connection(), pq, question.filters, question.rows)
         if planned is not None:
             early, plan = semantic_text(pq.text, planned[0]), planned[1]
             pending = threads.pool("semantic").submit(semantic_side, reader, early, scope)
-    keyword = _keyword(reader, pq, filters, scope, plan)
+    keyword = keyword_search(reader.connection(), pq, question.filters, question.rows, limit=RANKING.candidates,
+                             plan=plan)
     kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
-    english = english_query(pq, concepts) if mode != "semantic" else None
     if mode in ("semantic", "hybrid"):
         text = semantic_text(pq.text, keyword.common_words)
         if pending is not None and text != early:  # the keyword side fell back to a scan: redo
             pending.cancel()
             pending = None
         if pending is None:
-            args = (reader, text, scope)
-            if english:
-                pending = threads.pool("semantic").submit(semantic_side, *args)
-            else:
-                outcome = semantic_side(*args)
-    translated_kw = _keyword(reader, english, filters, scope) if english else None
-    if translated_kw is not None and translated_kw.hits and RANKING.weigh_senses:
-        # A sense the project holds beats one it does not (translate.weigh_senses): searched
-        # again without the words only the senses it lacks give (缓存: "cache", not "memory").
-        found = reader.messages([h.message_id for h in translated_kw.hits])
-        senses = weigh_senses(concepts, [m.text for m in found.values()])
-        if senses != tuple(concepts):
-            concepts = senses
-            english = english_query(pq, concepts)
-            translated_kw = _keyword(reader, english, filters, scope) if english else None
-    tr: list[Hit] = translated_kw.hits if translated_kw else []
+            outcome = semantic_side(reader, text, scope)
+    translated = question.translation.found
+    tr: list[Hit] = translated.hits if translated else []
     sem: list[tuple[int, str]] = []
     if pending is not None:
         outcome = pending.result()
     if outcome is not None:
         sem = [(mid, sid) for mid, sid, _ in outcome.hits]
-        if req.after is not None or req.before is not None:
-            sem = _in_time_range(reader, sem, req)
+        if question.request.after is not None or question.request.before is not None:
+            sem = _in_time_range(reader, sem, question.filters)
         if not sem and mode == "semantic" and outcome.status not in ("ready", "partial", "indexing"):
             kw = keyword.hits  # the seed's failure table: keyword results still come back
-    return Candidates(keyword, translated_kw, kw, tr, sem, outcome, tuple(concepts))
+    return Candidates(keyword, kw, tr, sem, outcome)
 
 
 def fold(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mapping[int, Message],
@@ -256,7 +213,7 @@ def fold(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mappin
 
 
 def list_weights(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mapping[int, Message],
-                 pq: ParsedQuery, concepts: Sequence[Concept]) -> list[float] | None:
+                 question: Question) -> list[float] | None:
     """Stage 3's weights: each keyword list counts by the query words its hits hold. The
     translated list counts by the Chinese words it found in English that the keyword list did
     not find as asked (relevance.translated_list_weight: in Chinese history it holds the few
@@ -264,7 +221,8 @@ def list_weights(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts
     if not ((kw and sem) or tr):
         return None
     own = [texts[h.message_id].text for h in kw if h.message_id in texts]
-    return [keyword_list_weight(own, pq.highlight_terms()),
+    concepts = question.translation.concepts
+    return [keyword_list_weight(own, question.words),
             translated_list_weight([texts[h.message_id].text for h in tr if h.message_id in texts],
                                    [c.english for c in concepts], own, [c.source for c in concepts]),
             1.0]
@@ -281,35 +239,27 @@ def answered(reader: ProfileReader, hits: list[RankedHit], texts: dict[int, Mess
             for h in out], answers
 
 
-def judged(ranking: Ranking, pq: ParsedQuery, concepts: Sequence[Concept] = (),
-           root_of: Mapping[str, str] | None = None) -> list[RankedHit]:
+def judged(ranking: Ranking, question: Question) -> list[RankedHit]:
     """Stage 5: the hits with their relevance; hits below the floor are dropped, so a search's
     ``limit`` is a maximum: a query with nothing related in the project gets nothing back. The
-    share of the question the scope holds at all (``ranking.coverage``) caps how related any hit can be.
-    ``root_of`` given: a hit is at least as related as its conversation's hits are by their words
+    share of the question the scope holds at all (``ranking.evidence``) caps how related any hit can be.
+    In a small scope a hit is at least as related as its conversation's hits are by their words
     together (results.with_conversation_words)."""
-    words = pq.highlight_terms()
-    script = script_of(pq.text)
-    forms = [c.forms for c in concepts]
-    weak = [c.weak for c in concepts] if any(c.weak for c in concepts) else []
     out = []
     for hit in ranking.hits:
         message = ranking.texts.get(hit.message_id)
-        relevance = judge(hit.cosine, ranking.baselines, message.text, words, script,
-                          keyword_hit=hit.score_source != "semantic", concepts=forms,
-                          coverage=ranking.coverage, weak=weak, names=ranking.names) if message is not None else None
+        relevance = judge(question, Candidate(message.text, hit.cosine, hit.score_source != "semantic"),
+                          ranking.evidence) if message is not None else None
         if relevance is not None:
             out.append(replace(hit, relevance=relevance))
-    if root_of is None:
+    if not question.small:
         return out
-    return with_conversation_words(
-        out, root_of, {mid: m.text for mid, m in ranking.texts.items()},
-        lambda text: judge(None, {}, text, words, script, concepts=forms, coverage=ranking.coverage, weak=weak,
-                           names=ranking.names))
+    return with_conversation_words(out, question.scope.smap.root_of, {mid: m.text for mid, m in ranking.texts.items()},
+                                   lambda text: judge(question, Candidate(text), ranking.evidence))
 
 
-def scope_coverage(reader: ProfileReader, keyword: KeywordResult, pq: ParsedQuery, tr: Sequence[Hit],
-                   concepts: Sequence[Concept], texts: dict[int, Message], scope: Scope) -> float | None:
+def scope_coverage(reader: ProfileReader, question: Question, keyword: KeywordResult, tr: Sequence[Hit],
+                   texts: dict[int, Message]) -> float | None:
     """How much of the question the scope holds at all (relevance.scope_terms): its words in
     the messages keyword search read, or for a Chinese question over English history, its
     words' translations in the translated list's hits — times the share of the Latin-script
@@ -318,12 +268,13 @@ def scope_coverage(reader: ProfileReader, keyword: KeywordResult, pq: ParsedQuer
     the question is about someone else's (LoCoMo dev, Chinese questions over English
     history: 68 of 72 asked in the wrong project name someone it lacks, 2 of 72 in the right
     one; benchmarks/README.md, "Relevance")."""
-    if pq.cjk and not concepts:
+    concepts = question.translation.concepts
+    if question.query.cjk and not concepts:
         return None  # Chinese words over history that may be English: the words cannot tell
     # A project of a few conversations lacks most words of any question, the ones it is about
     # included ("plan the schema change" over a talk about a migration): below the size where a
     # word's share says anything (as for common words), only the names a question gives decide.
-    tiny = len(reader.scope_rows(scope)[0]) < RANKING.common_min_scope
+    tiny = question.small
     found = None if tiny else scope_terms(keyword)
     if concepts and tr:
         names = scope_terms(keyword, names=True)
@@ -336,20 +287,13 @@ def scope_coverage(reader: ProfileReader, keyword: KeywordResult, pq: ParsedQuer
     return found
 
 
-def _keyword(reader: ProfileReader, pq: ParsedQuery, filters: Filters, scope: Scope,
-             plan: FtsPlan | None = None) -> KeywordResult:
-    scope_ids, memo = reader.scope_rows(scope)
-    return keyword_search(reader.connection(), pq, filters, scope_ids=scope_ids, limit=RANKING.candidates,
-                          cache=memo, plan=plan)
-
-
-def _in_time_range(reader: ProfileReader, hits: list[tuple[int, str]], req: SearchRequest) -> list[tuple[int, str]]:
+def _in_time_range(reader: ProfileReader, hits: list[tuple[int, str]], bounds: Filters) -> list[tuple[int, str]]:
     if not hits:
         return hits
     ts = reader.timestamps([mid for mid, _ in hits])
     return [(mid, sid) for mid, sid in hits
-            if (req.after is None or ts.get(mid, 0) >= req.after)
-            and (req.before is None or ts.get(mid, 0) < req.before)]
+            if (bounds.after is None or ts.get(mid, 0) >= bounds.after)
+            and (bounds.before is None or ts.get(mid, 0) < bounds.before)]
 
 
 def _source(in_keyword: bool, in_semantic: bool) -> str:

@@ -27,7 +27,7 @@ from ..scope.chat_rule import CHAT_UNBOUND, RECALL_OFF, RECALL_OFF_TEXT, Origin,
 from ..scope.scope_map import ScopeCache, ScopeMap
 from ..stores import forgotten, hermes_db, quotes
 from ..stores.messages import message_text, text_turn_sql
-from .keyword import ScopeMemo
+from .keyword import ScopeMemo, ScopeRows
 from .records import FieldMapping
 
 log = logging.getLogger(__name__)
@@ -121,9 +121,9 @@ class ScopeMessageIds:
         self._lock = threading.Lock()
 
     def get(self, conn: sqlite3.Connection, session_ids: Sequence[str], max_id: int) -> array:
-        return self.scope(conn, session_ids, max_id)[0]
+        return self.scope(conn, session_ids, max_id).ids
 
-    def scope(self, conn: sqlite3.Connection, session_ids: Sequence[str], max_id: int) -> tuple[array, ScopeMemo]:
+    def scope(self, conn: sqlite3.Connection, session_ids: Sequence[str], max_id: int) -> ScopeRows:
         key = hashlib.blake2b("\n".join(sorted(session_ids)).encode("utf-8", "surrogatepass"),
                               digest_size=16).hexdigest()
         with self._lock:
@@ -131,7 +131,7 @@ class ScopeMessageIds:
         if cached is not None and cached[1] >= max_id:
             # Another search already saw newer messages: this one must not see past its own max_id.
             ids = cached[0]
-            return (ids if cached[1] == max_id else ids[: bisect_right(ids, max_id)]), cached[3]
+            return ScopeRows(ids if cached[1] == max_id else ids[: bisect_right(ids, max_id)], cached[3])
         if cached is None:
             members = frozenset(session_ids)
             rows = conn.execute("SELECT id FROM messages WHERE session_id IN (SELECT value FROM json_each(?))"
@@ -150,7 +150,7 @@ class ScopeMessageIds:
                 if current is None and len(self._cache) >= self._size:
                     self._cache.pop(next(iter(self._cache)))
                 self._cache[key] = (ids, max_id, members, memo)
-        return ids, memo
+        return ScopeRows(ids, memo)
 
 
 @dataclass(frozen=True)
@@ -281,8 +281,9 @@ class ProfileReader:
         return Place("explicit", found["id"], found["name"])
 
     # -- the scope's rows ---------------------------------------------------------------------
-    def scope_rows(self, scope: Scope) -> tuple[array, ScopeMemo]:
-        """The ids of every text turn of the scope's place up to now, with the keyword side's memo."""
+    def scope_rows(self, scope: Scope) -> ScopeRows:
+        """The ids of every text turn of the scope's place up to now, with the keyword side's memo:
+        read once per search (question.ask), so every stage of it sees the same rows."""
         conn = self.connection()
         max_id = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
         return self.scope_messages.scope(conn, scope.place_sessions, max_id)

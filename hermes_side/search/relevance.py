@@ -23,6 +23,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple, Protocol
 
 from .query import CJK_CHAR, fold
 from .settings import RANKING
@@ -224,19 +225,60 @@ def scope_names(keyword, names: Sequence[str]) -> float | None:
     return sum(name in held for name in names) / len(names)
 
 
-def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms: Sequence[str],
-          query_script: str, keyword_hit: bool = False,
-          concepts: Sequence[Sequence[str]] = (), coverage: float | None = None,
-          weak: Sequence[Sequence[str]] = (), names: float | None = None) -> Relevance | None:
-    """The hit's relevance, or None when nothing says it is related and it must not be shown.
-    A hit keyword search found is never dropped (it holds a query word, maybe in a form this
-    substring check misses); it can still be "low". A Chinese query's words also count when the
-    message holds their English translations (``concepts``; through a weak sense, ``weak``, partly).
-    ``names``: the share of the people the question names that the scope holds (scope_names)."""
+class Translated(Protocol):
+    @property
+    def forms(self) -> Sequence[Sequence[str]]: ...  # each Chinese word of the query and its translations
+
+    @property
+    def weak(self) -> Sequence[Sequence[str]]: ...  # each word's translations through a sense the scope lacks
+
+
+class Asked(Protocol):
+    """What a candidate is judged against (``question.Question``): the query's words as a message
+    shows them, the script it is written in, and its Chinese words' translations."""
+
+    @property
+    def words(self) -> Sequence[str]: ...
+
+    @property
+    def script(self) -> str: ...
+
+    @property
+    def translation(self) -> Translated: ...
+
+
+class Candidate(NamedTuple):
+    """What is judged: a message's text (or a conversation's hits' texts together), its dense
+    cosine where semantic search scored it, and whether keyword search found it."""
+
+    text: str
+    cosine: float | None = None
+    keyword_hit: bool = False
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a search learnt that bears on every hit: the query's cosine against small talk per
+    script (``baselines``, search.semantic.SemanticHits), the share of the question the scope
+    holds at all (``coverage``, scope_terms) and of the people it names (``names``, scope_names)."""
+
+    baselines: Mapping[str, float] = field(default_factory=dict)
+    coverage: float | None = None
+    names: float | None = None
+
+
+def judge(question: Asked, candidate: Candidate, evidence: Evidence = Evidence()) -> Relevance | None:
+    """The candidate's relevance to the question, or None when nothing says it is related and it
+    must not be shown. A hit keyword search found is never dropped (it holds a query word, maybe in
+    a form this substring check misses); it can still be "low". A Chinese query's words also count
+    when the message holds their English translations (``question.translation``; through a weak
+    sense, partly)."""
+    text, query_script, concepts = candidate.text, question.script, question.translation.forms
+    coverage = evidence.coverage
     script = script_of(text)
-    meaning = meaning_score(margin_of(cosine, baselines, text, script), script != query_script)
-    words = max(word_coverage(text, terms), translated_coverage(text, concepts, weak))
-    score = max(meaning, words, RANKING.min_shown if keyword_hit else 0.0)
+    meaning = meaning_score(margin_of(candidate.cosine, evidence.baselines, text, script), script != query_script)
+    words = max(word_coverage(text, question.words), translated_coverage(text, concepts, question.translation.weak))
+    score = max(meaning, words, RANKING.min_shown if candidate.keyword_hit else 0.0)
     if score <= 0.0:
         return None
     medium = RANKING.medium_unscaled
@@ -247,7 +289,7 @@ def judge(cosine: float | None, baselines: Mapping[str, float], text: str, terms
         # in the wrong project still finds turns about "the weekend", but not its people and things.
         # The hit passed the floor: it stays, at worst low.
         score = max(RANKING.min_shown, score * min(1.0, max(0.0, coverage)))
-    elif names == 0.0 and script != query_script:
+    elif evidence.names == 0.0 and script != query_script:
         # A question over history in another script, no dictionary between them (English over
         # Chinese turns): its words cannot tell, the people it names can. As for Chinese questions
         # over English history (ranker.scope_coverage), a project that mentions none of them is

@@ -47,7 +47,7 @@ def _term_pattern(terms: tuple[str, ...]) -> re.Pattern[str] | None:
 
 
 def highlight(text: str, pattern: re.Pattern[str]) -> str:
-    """Mark every match ``>>>like this<<<``. Terms come longest first (``highlight_terms``), so a CJK
+    """Mark every match ``>>>like this<<<``. Terms come longest first (``ParsedQuery.highlights``), so a CJK
     word is marked whole, and marks that touch are joined: "数据库" + "迁移" → ">>>数据库迁移<<<"."""
     return pattern.sub(lambda m: f">>>{m.group(0)}<<<", text).replace("<<<>>>", "")
 

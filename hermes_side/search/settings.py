@@ -48,6 +48,9 @@ class Ranking:
     common_min_scope: int = 50
 
     # ---- lists: translated keyword (translate.py) --------------------------------------------
+    # A Chinese query's words searched as their English translations too, as a list of their own
+    # (question.py); off: as asked only (``bench_latency.py --ab-translation`` times both arms).
+    translated_list: bool = True
     # Senses of a Chinese word whose glosses are searched (LoCoMo-zh dev, cross-lingual msg@5 of
     # the translated list alone: 1 → 0.73, 2 → 0.81, 3 → 0.82, 5 → 0.83).
     senses: int = 3

@@ -10,7 +10,7 @@ from hermes_side.search.results import make_snippet
 
 
 def marked(query: str, text: str) -> str:
-    return make_snippet(text, parse_query(query).highlight_terms())
+    return make_snippet(text, parse_query(query).highlights)
 
 
 @pytest.mark.parametrize(("query", "text", "expected"), [

@@ -713,7 +713,7 @@ def test_a_scanned_scope_asks_no_profile_wide_index(world, proj):
     the whole profile runs at all (its counts would carry other chats' words into the ranking)."""
     import sqlite3
 
-    from hermes_side.search.keyword import Filters, ScopeMemo, keyword_search
+    from hermes_side.search.keyword import Filters, ScopeMemo, ScopeRows, keyword_search
     from hermes_side.search.query import parse_query
     from hermes_side.stores import forgotten
 
@@ -724,7 +724,7 @@ def test_a_scanned_scope_asks_no_profile_wide_index(world, proj):
     conn.set_trace_callback(lambda sql: fts.append(sql) if "messages_fts" in sql else None)
     ids = [r[0] for r in conn.execute("SELECT id FROM messages ORDER BY id")]
 
-    hits = keyword_search(conn, parse_query("kestrel rollout"), Filters(sids), scope_ids=ids, cache=ScopeMemo()).hits
+    hits = keyword_search(conn, parse_query("kestrel rollout"), Filters(sids), ScopeRows(ids, ScopeMemo())).hits
 
     assert {h.session_id for h in hits} == set(sids) and fts == []
     conn.close()
@@ -754,11 +754,11 @@ def test_an_agents_tool_rows_do_not_dilute_which_words_are_common_in_a_scope(wor
     conn = sqlite3.connect(world.home / "state.db")
     forgotten.prepare(conn, world.home)
     max_id = conn.execute("SELECT MAX(id) FROM messages").fetchone()[0]
-    ids, memo = ScopeMessageIds().scope(conn, [sid], max_id)
+    rows = ScopeMessageIds().scope(conn, [sid], max_id)
 
-    result = keyword_search(conn, parse_query("Zelda tulips"), Filters([sid]), scope_ids=ids, cache=memo)
+    result = keyword_search(conn, parse_query("Zelda tulips"), Filters([sid]), rows)
 
-    assert len(ids) == 60
+    assert len(rows.ids) == 60
     assert {w.lower() for w in result.common_words} == {"zelda"}
     conn.close()
 

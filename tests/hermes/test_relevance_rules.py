@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_side.search.relevance import judge, keyword_list_weight, script_of, translated_list_weight, word_coverage
+from hermes_side.search.question import posed
+from hermes_side.search.relevance import (
+    Candidate,
+    Evidence,
+    judge,
+    keyword_list_weight,
+    script_of,
+    translated_list_weight,
+    word_coverage,
+)
 from hermes_side.search.settings import RANKING
 
 
@@ -31,19 +40,19 @@ def test_a_long_unspaced_chinese_question_earns_partial_credit_for_one_matched_w
 
 
 def test_nothing_in_common_is_dropped_and_more_agreement_ranks_higher():
-    base = {"cjk": 0.85, "latin": 0.78}
-    assert judge(None, base, "周末去爬山", ["部署", "回滚"], "cjk") is None
-    assert judge(0.80, base, "周末去爬山", ["部署"], "cjk") is None  # below small talk
-    weak = judge(0.87, base, "部署脚本", ["回滚"], "cjk")
-    strong = judge(0.95, base, "部署脚本", ["回滚"], "cjk")
+    base = Evidence({"cjk": 0.85, "latin": 0.78})
+    assert judge(posed("部署 回滚"), Candidate("周末去爬山"), base) is None
+    assert judge(posed("部署"), Candidate("周末去爬山", 0.80), base) is None  # below small talk
+    weak = judge(posed("回滚"), Candidate("部署脚本", 0.87), base)
+    strong = judge(posed("回滚"), Candidate("部署脚本", 0.95), base)
     assert weak is not None and strong is not None and weak.score < strong.score
     assert strong.level == "high" and weak.level == "low"
-    assert judge(None, {}, "回滚 部署 脚本", ["回滚", "部署"], "cjk").score >= RANKING.medium  # all words, no model
+    assert judge(posed("回滚 部署"), Candidate("回滚 部署 脚本")).score >= RANKING.medium  # all words, no model
 
 
 def test_a_hit_keyword_search_found_is_kept_even_when_the_words_look_different():
     # e.g. a word keyword search matched inside multimodal JSON or by a stem this check lacks
-    found = judge(None, {}, "The build cache was rebuilt", ["zeppelin"], "latin", keyword_hit=True)
+    found = judge(posed("zeppelin"), Candidate("The build cache was rebuilt", keyword_hit=True))
     assert found is not None and found.level == "low"
 
 

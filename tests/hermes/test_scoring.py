@@ -11,9 +11,10 @@ import math
 
 import pytest
 
-from hermes_side.search import keyword
+from hermes_side.search import bm25 as scoring
+from hermes_side.search.bm25 import Doc, Matcher, bm25
 from hermes_side.search.fusion import rrf
-from hermes_side.search.keyword import Doc, Matcher, Term, bm25
+from hermes_side.search.query import Term
 from hermes_side.search.settings import RANKING
 
 
@@ -62,10 +63,10 @@ def test_the_constants_these_examples_assume():
 
 def test_idf_by_hand():
     # N=100, df=9: ln(1 + 91.5/9.5) = ln(10.6316…) = 2.36383…
-    assert keyword._idf(9, 100) == pytest.approx(math.log(1 + 91.5 / 9.5))
-    assert keyword._idf(9, 100) == pytest.approx(2.36383, abs=1e-5)
+    assert scoring.idf(9, 100) == pytest.approx(math.log(1 + 91.5 / 9.5))
+    assert scoring.idf(9, 100) == pytest.approx(2.36383, abs=1e-5)
     # A term in every message still weighs a little (the +1 inside the log keeps it positive).
-    assert 0 < keyword._idf(100, 100) < keyword._idf(1, 100)
+    assert 0 < scoring.idf(100, 100) < scoring.idf(1, 100)
 
 
 def test_bm25_one_term_at_average_length():
@@ -115,10 +116,10 @@ def test_the_rarer_word_ranks_the_message_higher():
     """What the user notices: of two messages holding one query word each, the one with the word
     few messages hold comes first."""
     rare, common = Term("word", "kestrel"), Term("word", "deploy")
-    idf = {rare: keyword._idf(2, 1000), common: keyword._idf(400, 1000)}
+    idf = {rare: scoring.idf(2, 1000), common: scoring.idf(400, 1000)}
     with_rare = Doc(1, "s1", {rare: 1}, length=20)
     with_common = Doc(2, "s2", {common: 1}, length=20)
-    hits = keyword._rank([with_common, with_rare], idf, limit=10)
+    hits = scoring.best([with_common, with_rare], idf, limit=10)
     assert [h.message_id for h in hits] == [1, 2]
 
 

@@ -220,13 +220,13 @@ def test_senses_stay_alike_when_the_history_cannot_tell_them_apart(texts):
 
 
 def test_a_word_found_only_through_a_weak_sense_is_half_a_word():
-    from hermes_side.search.relevance import judge
+    from hermes_side.search.question import Translation, posed
+    from hermes_side.search.relevance import Candidate, Evidence, judge
     from hermes_side.search.settings import RANKING
 
     (weighed,) = translate.weigh_senses([CACHE], ["Redis cache", "out of memory"])
-    weak = judge(None, {}, "The refund job ran out of memory.", [], "cjk", keyword_hit=True,
-                 concepts=[weighed.forms], coverage=1.0, weak=[weighed.weak])
-    sure = judge(None, {}, "The deploy flushes the Redis cache.", [], "cjk", keyword_hit=True,
-                 concepts=[weighed.forms], coverage=1.0, weak=[weighed.weak])
+    question = posed("缓存", translation=Translation((weighed,)))
+    weak = judge(question, Candidate("The refund job ran out of memory.", keyword_hit=True), Evidence(coverage=1.0))
+    sure = judge(question, Candidate("The deploy flushes the Redis cache.", keyword_hit=True), Evidence(coverage=1.0))
     assert weak.score == RANKING.weak_sense and weak.level != "high"
     assert sure.level == "high"

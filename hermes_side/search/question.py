@@ -1,0 +1,129 @@
+"""A search's question, worked out once: what was asked, what it means in the scope, and where.
+
+Every stage of a search (ranker.py, relevance.py, engine.py) reads the one :class:`Question` that
+:func:`ask` builds; none works any part of it out again. It holds the request, its parsed query
+(whose terms and highlight words the query works out once, query.py), the query's script, the
+scope with the ids of its rows (read once, so every stage sees the same rows), and the
+translation of its Chinese words with their senses weighed by what the scope holds.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..scope.scope_map import ScopeMap
+from .keyword import Filters, KeywordResult, ScopeMemo, ScopeRows, keyword_search
+from .query import ParsedQuery, Term, parse_query
+from .reader import ProfileReader, Scope
+from .relevance import script_of
+from .request import SearchRequest
+from .settings import RANKING
+from .translate import Concept, TranslationUnavailable, english_query, translate, weigh_senses
+
+
+@dataclass(frozen=True)
+class Translation:
+    """The query's Chinese words with their English translations, for the keyword side of
+    ``keyword`` and ``hybrid`` (``semantic`` bridges languages by meaning alone)."""
+
+    concepts: tuple[Concept, ...] = ()  # senses weighed by the scope (translate.weigh_senses)
+    detail: str = ""  # why there are none although the query has Chinese words
+    found: KeywordResult | None = None  # the translations' own keyword list in the scope
+
+    @cached_property
+    def english(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(w for c in self.concepts for w in c.english))
+
+    @cached_property
+    def forms(self) -> tuple[tuple[str, ...], ...]:
+        """Each Chinese word and its translations (``Concept.forms``), as relevance counts them."""
+        return tuple(c.forms for c in self.concepts)
+
+    @cached_property
+    def weak(self) -> tuple[tuple[str, ...], ...]:
+        """Each word's weak translations, or () when no word has any (relevance.translated_coverage)."""
+        return tuple(c.weak for c in self.concepts) if any(c.weak for c in self.concepts) else ()
+
+
+# Where a question posed apart from any search is asked (relevance rules on their own): nowhere.
+NOWHERE = Scope(ScopeMap({}, [], {}, {}), None, [])
+
+
+@dataclass(frozen=True)
+class Question:
+    request: SearchRequest
+    query: ParsedQuery
+    scope: Scope = NOWHERE
+    rows: ScopeRows = field(default_factory=lambda: ScopeRows(array("q"), ScopeMemo()))
+    filters: Filters = Filters(())  # the scope's sessions and the request's time bounds
+    translation: Translation = Translation()
+
+    @property
+    def mode(self) -> str:
+        return self.request.mode
+
+    @property
+    def terms(self) -> tuple[Term, ...]:
+        return self.query.terms
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The query's own words as a message shows them (``ParsedQuery.highlights``)."""
+        return self.query.highlights
+
+    @cached_property
+    def highlights(self) -> tuple[str, ...]:
+        """What a result's snippet marks: the query's words, then its translations."""
+        return (*self.query.highlights, *self.translation.english)
+
+    @cached_property
+    def script(self) -> str:
+        return script_of(self.query.text)
+
+    @property
+    def small(self) -> bool:
+        """A scope of few messages (under ``common_min_scope``), where a word's share of it says
+        little: there only the names a question gives decide how much of it the scope holds, and
+        row labels lead the order (settings.level_order)."""
+        return len(self.rows.ids) < RANKING.common_min_scope
+
+
+def posed(text: str, mode: str = "hybrid", translation: Translation | None = None) -> Question:
+    """A question asked nowhere: what the relevance rules judge a text by, on their own."""
+    return Question(SearchRequest(query=text, mode=mode), parse_query(text), translation=translation or Translation())
+
+
+def ask(reader: ProfileReader, request: SearchRequest, query: ParsedQuery, scope: Scope) -> Question:
+    """The question of one search in ``scope``: its rows read once, its translation weighed once."""
+    rows = reader.scope_rows(scope)
+    filters = Filters(scope.session_ids, after=request.after, before=request.before)
+    return Question(request, query, scope, rows, filters, _translation(reader, query, request.mode, filters, rows))
+
+
+def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: Filters,
+                 rows: ScopeRows) -> Translation:
+    """The query's Chinese words translated (translate.py), each with the senses the scope's history
+    holds: the translations are searched in the scope, and a sense the project holds beats one it
+    does not (translate.weigh_senses) — searched again without the words only the senses it lacks
+    give (缓存: "cache", not "memory"). ``RANKING.translated_list`` off: no translation at all."""
+    if mode == "semantic" or not query.cjk or not RANKING.translated_list:
+        return Translation()
+    try:
+        concepts = translate(query)
+    except TranslationUnavailable as exc:
+        return Translation(detail=str(exc))
+
+    def found_by(english: ParsedQuery | None) -> KeywordResult | None:
+        return None if english is None else keyword_search(reader.connection(), english, filters, rows,
+                                                           limit=RANKING.candidates)
+
+    found = found_by(english_query(query, concepts))
+    if found is not None and found.hits and RANKING.weigh_senses:
+        texts = reader.messages([h.message_id for h in found.hits])
+        senses = weigh_senses(concepts, [m.text for m in texts.values()])
+        if senses != concepts:
+            concepts = senses
+            found = found_by(english_query(query, concepts))
+    return Translation(concepts, found=found)
