@@ -183,23 +183,30 @@ class VectorIndex:
 
     # -- searching ----------------------------------------------------------------------------
 
-    def search(self, query: np.ndarray, session_ids: Iterable[str], limit: int) -> list[tuple[int, str, float]]:
-        """Best ``limit`` messages of these sessions: (message_id, session_id, max chunk score)."""
+    def scan(self, query: np.ndarray, session_ids: Iterable[str]) -> Scan:
+        """The dense cosine of ``query`` against every row of these sessions, scored once: the
+        search's best messages, the cosines of hits found another way and the conversations' best
+        passages all read it (:class:`Scan`)."""
         with self._lock:
             n, q8, scales = self.n, self._q8, self._scales
             messages, session_of, sessions = self._messages, self._session_of, list(self.sessions)
-            codes = [self.session_codes[s] for s in session_ids if s in self.session_codes]
-        if not n or not codes or limit <= 0 or q8.shape[1] != len(query):
-            return []
+            known = dict(self.session_codes)
+        codes = [known[s] for s in session_ids if s in known]
+        if not n or not codes or q8.shape[1] != len(query):
+            return Scan.EMPTY
         rows = _rows_of(codes, len(sessions), session_of[:n])
         if not len(rows):
-            return []
+            return Scan.EMPTY
         # Scoring everything and picking is cheaper than gathering when most rows are in scope.
         if len(rows) * 2 > n:
             scores = score_rows(q8[:n], scales[:n], query)[rows]
         else:
             scores = score_rows(q8, scales, query, rows)
-        return _top_messages(scores, messages[rows], session_of[rows], sessions, limit)
+        return Scan(scores, messages[rows], session_of[rows], sessions, known)
+
+    def search(self, query: np.ndarray, session_ids: Iterable[str], limit: int) -> list[tuple[int, str, float]]:
+        """Best ``limit`` messages of these sessions: (message_id, session_id, max chunk score)."""
+        return self.scan(query, session_ids).top(limit)
 
     def search_terms(self, query_terms: np.ndarray, session_ids: Iterable[str],
                      limit: int) -> list[tuple[int, str, float]]:
@@ -217,35 +224,54 @@ class VectorIndex:
         return _top_messages(scores[keep], messages[rows][keep], session_of[rows][keep], sessions, limit) \
             if keep.any() else []
 
-    def cosines(self, query: np.ndarray, message_ids: Iterable[int]) -> dict[int, float]:
+    def passages(self, query: np.ndarray, session_ids: Iterable[str], width: int) -> dict[str, float]:
+        """Each session's best passage by meaning (:meth:`Scan.passages`)."""
+        session_ids = list(session_ids)
+        return self.scan(query, session_ids).passages(session_ids, width)
+
+
+class Scan:
+    """One query's dense cosines against the rows of a scope's sessions (``VectorIndex.scan``), row
+    by row in the index's order: each row's score, message id and session code."""
+
+    EMPTY: Scan
+
+    def __init__(self, scores: np.ndarray, messages: np.ndarray, codes: np.ndarray, sessions: list[str],
+                 session_codes: dict[str, int]) -> None:
+        self.scores, self.messages, self.codes = scores, messages, codes
+        self.sessions, self.session_codes = sessions, session_codes
+
+    def top(self, limit: int) -> list[tuple[int, str, float]]:
+        """Best ``limit`` messages: (message_id, session_id, max chunk score)."""
+        if limit <= 0 or not len(self.scores):
+            return []
+        return _top_messages(self.scores, self.messages, self.codes, self.sessions, limit)
+
+    def cosines(self, message_ids: Iterable[int]) -> dict[int, float]:
         """The dense cosine of given messages (max over their chunks), for hits found another way."""
         wanted = np.fromiter(message_ids, np.int64)
-        with self._lock:
-            n, q8, scales, messages = self.n, self._q8, self._scales, self._messages
-        if not n or not len(wanted) or q8.shape[1] != len(query):
+        if not len(wanted) or not len(self.scores):
             return {}
-        rows = np.flatnonzero(np.isin(messages[:n], wanted))
+        rows = np.flatnonzero(np.isin(self.messages, wanted))
         out: dict[int, float] = {}
-        for mid, score in zip(messages[rows].tolist(), score_rows(q8, scales, query, rows).tolist(), strict=True):
+        for mid, score in zip(self.messages[rows].tolist(), self.scores[rows].tolist(), strict=True):
             out[mid] = max(score, out.get(mid, -1.0))
         return out
 
-    def passages(self, query: np.ndarray, session_ids: Iterable[str], width: int) -> dict[str, float]:
-        """Each session's best run of ``width`` consecutive messages by their mean dense cosine
-        (a message's best chunk; messages in id order, i.e. as written): a passage about the
+    def passages(self, session_ids: Iterable[str], width: int) -> dict[str, float]:
+        """Each of these sessions' best run of ``width`` consecutive messages by their mean dense
+        cosine (a message's best chunk; messages in id order, i.e. as written): a passage about the
         question — a question and its answer, a topic over a few turns — rather than one turn
         (search/conversations.py, ``passage_order``). Sessions with fewer messages: all of them."""
-        with self._lock:
-            n, q8, scales, messages, session_of, sessions = (self.n, self._q8, self._scales, self._messages,
-                                                             self._session_of, list(self.sessions))
-            codes = [self.session_codes[s] for s in session_ids if s in self.session_codes]
-        if not n or not codes or width <= 0 or q8.shape[1] != len(query):
+        codes = [self.session_codes[s] for s in session_ids if s in self.session_codes]
+        if not codes or width <= 0:
             return {}
-        rows = _rows_of(codes, len(sessions), session_of[:n])
+        wanted = np.zeros(len(self.sessions), bool)
+        wanted[codes] = True
+        rows = np.flatnonzero(wanted[self.codes])
         if not len(rows):
             return {}
-        scores = score_rows(q8, scales, query, rows)
-        mids, codes_of = messages[rows], session_of[rows]
+        scores, mids, codes_of = self.scores[rows], self.messages[rows], self.codes[rows]
         order = np.lexsort((-scores, mids, codes_of))  # by session, then message, best chunk first
         mids, codes_of, scores = mids[order], codes_of[order], scores[order]
         first = np.ones(len(mids), bool)
@@ -256,8 +282,11 @@ class VectorIndex:
         for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             run = min(width, stop - start)
             sums = np.convolve(scores[start:stop], np.ones(run), "valid")
-            out[sessions[codes_of[start]]] = float(sums.max() / run)
+            out[self.sessions[codes_of[start]]] = float(sums.max() / run)
         return out
+
+
+Scan.EMPTY = Scan(np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, np.int32), [], {})
 
 
 def _rows_of(codes: list[int], n_sessions: int, session_of: np.ndarray) -> np.ndarray:

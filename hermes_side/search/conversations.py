@@ -13,7 +13,7 @@ more often than our message-level ranking (issue 18). So conversations are ranke
 3. ``in_period``: when the query names a date or a month ("on 7 July, 2023", "in May 2023",
    "2023年7月"), the conversations whose best message lies in it;
 4. ``passage_order`` (semantic and hybrid): their best run of a few consecutive turns by meaning
-   (``embedding.vectors.VectorIndex.passages``): a conversation where the question was asked and
+   (``embedding.vectors.Scan.passages``): a conversation where the question was asked and
    answered, or talked over for a few turns, beats one stray turn that shares its words.
 
 Measured on LoCoMo dev, English, conversation hit@1 / @5: best messages alone 0.687 / 0.913;

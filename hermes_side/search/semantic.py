@@ -31,7 +31,7 @@ from ..embedding.coverage import open_store_if_exists, pending_sessions
 from ..embedding.providers import ProviderError, make_embedder
 from ..embedding.settings import EmbeddingSettings, SettingsError, load_settings
 from ..embedding.terms import query_weights
-from ..embedding.vectors import VectorIndex, get_index
+from ..embedding.vectors import Scan, get_index
 from ..stores import hermes_db
 from . import threads
 from .fusion import rrf
@@ -60,9 +60,9 @@ class SemanticHits:
     # against a Chinese query, unrelated English ~0.75 against an English one, and a Chinese
     # query scores English text lower than Chinese small talk even when it is the answer.
     baselines: dict[str, float] = field(default_factory=dict)
-    # Given sessions of the scope → each one's best passage by meaning (VectorIndex.passages,
-    # ``passage_turns`` consecutive turns), scored against the same query vector; None when the
-    # query was not embedded.
+    # Given sessions of the scope → each one's best passage by meaning (``passage_turns``
+    # consecutive turns, embedding.vectors.Scan.passages), from the scores the dense scan gave
+    # them; None when the query was not embedded.
     passages: Passages | None = None
 
 
@@ -168,8 +168,9 @@ def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int,
     blob = pending.result() if pending is not None else None
     terms = query_weights(blob) if blob else None
     want = top_k + 8
+    scan = index.scan(vector, scope)  # scored once: the hits, their cosines and the passages read it
     for _ in range(_RECHECK_ROUNDS):
-        found = index.search(vector, scope, want)
+        found = scan.top(want)
         found_by_terms = index.search_terms(terms, scope, want) if terms is not None else []
         alive = history.still_eligible(state, list({c[0] for c in found + found_by_terms}))
         dense = [c for c in found if c[0] in alive]
@@ -179,20 +180,20 @@ def _hits(home: Path, state, embedder, query: str, scope: list[str], top_k: int,
         want *= 4
 
     def passages(sessions: Sequence[str]) -> dict[str, float]:
-        return index.passages(query_vec, sessions, RANKING.passage_turns)
+        return scan.passages(sessions, RANKING.passage_turns)
 
-    return _fuse(index, query_vec, dense[:top_k], by_terms[:top_k], top_k), baselines, passages
+    return _fuse(scan, dense[:top_k], by_terms[:top_k], top_k), baselines, passages
 
 
-def _fuse(index: VectorIndex, query: np.ndarray, dense: list[tuple[int, str, float]],
-          by_terms: list[tuple[int, str, float]], top_k: int) -> list[tuple[int, str, float]]:
+def _fuse(scan: Scan, dense: list[tuple[int, str, float]], by_terms: list[tuple[int, str, float]],
+          top_k: int) -> list[tuple[int, str, float]]:
     """One list best first; every hit carries its dense cosine (what relevance is judged by)."""
     if not by_terms:
         return dense
     session_of = {mid: sid for mid, sid, _ in by_terms} | {mid: sid for mid, sid, _ in dense}
     cosine = {mid: score for mid, _, score in dense}
     fused = [mid for mid, _ in rrf([[c[0] for c in dense], [c[0] for c in by_terms]], k=RANKING.rrf_k)][:top_k]
-    cosine |= index.cosines(query, [mid for mid in fused if mid not in cosine])
+    cosine |= scan.cosines([mid for mid in fused if mid not in cosine])
     return [(mid, session_of[mid], cosine.get(mid, 0.0)) for mid in fused]
 
 
