@@ -68,10 +68,18 @@ def word_coverage(text: str, terms: Sequence[str]) -> float:
     """Share of ``terms`` (query content words) found in ``text``. A CJK run longer than a word
     (a whole unspaced question) earns the share of its character pairs found, so one matched word
     inside a long Chinese question still counts for something."""
-    terms = [fold(t) for t in dict.fromkeys(terms) if t]
+    return _word_share(fold(text), _folded(tuple(terms)))
+
+
+@functools.lru_cache(maxsize=256)
+def _folded(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """Distinct query words folded, once per query however many texts are judged by them."""
+    return tuple(fold(t) for t in dict.fromkeys(terms) if t)
+
+
+def _word_share(folded: str, terms: tuple[str, ...]) -> float:
     if not terms:
         return 0.0
-    folded = fold(text)
     return sum(_found(t, folded) for t in terms) / len(terms)
 
 
@@ -82,16 +90,23 @@ def translated_coverage(text: str, concepts: Sequence[Sequence[str]],
     ``weak`` (parallel to ``concepts``): translations through a sense the project does not hold
     (``translate.weigh_senses``); a word found only through them counts ``RANKING.weak_sense``, so
     it cannot make a message a sure answer on its own."""
+    return _translated_share(fold(text), concepts, weak)
+
+
+def _translated_share(folded: str, concepts: Sequence[Sequence[str]], weak: Sequence[Sequence[str]]) -> float:
     if not concepts:
         return 0.0
-    return sum(concept_shares(text, concepts, weak)) / len(concepts)
+    return sum(_concept_shares(folded, concepts, weak)) / len(concepts)
 
 
 def concept_shares(text: str, concepts: Sequence[Sequence[str]],
                    weak: Sequence[Sequence[str]] = ()) -> list[float]:
     """Per Chinese query word, how much of it ``text`` holds (1, a share of its character pairs,
     or ``RANKING.weak_sense``), as :func:`translated_coverage` counts it."""
-    folded = fold(text)
+    return _concept_shares(fold(text), concepts, weak)
+
+
+def _concept_shares(folded: str, concepts: Sequence[Sequence[str]], weak: Sequence[Sequence[str]]) -> list[float]:
     out = []
     weak_patterns = _concept_patterns(tuple(map(tuple, weak))) if weak else ()
     for n, (cjk, english) in enumerate(_concept_patterns(tuple(map(tuple, concepts)))):
@@ -277,7 +292,9 @@ def judge(question: Asked, candidate: Candidate, evidence: Evidence = Evidence()
     coverage = evidence.coverage
     script = script_of(text)
     meaning = meaning_score(margin_of(candidate.cosine, evidence.baselines, text, script), script != query_script)
-    words = max(word_coverage(text, question.words), translated_coverage(text, concepts, question.translation.weak))
+    folded = fold(text)  # once for both word shares
+    words = max(_word_share(folded, _folded(tuple(question.words))),
+                _translated_share(folded, concepts, question.translation.weak))
     score = max(meaning, words, RANKING.min_shown if candidate.keyword_hit else 0.0)
     if score <= 0.0:
         return None
