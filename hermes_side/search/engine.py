@@ -116,17 +116,18 @@ class SearchEngine:
         texts |= self.reader.messages([h.message_id for h in ranking.hits if h.message_id not in texts])
         relevant = ranker.judged(ranking, question)
         lists = list(ranking.conversations)
-        if period := named_period(pq.text):  # a date in the query: conversations held then
+        if period := named_period(question.query.text):  # a date in the query: conversations held then
             order = conversation_order(relevant, smap.root_of)
             when = {root: texts[hit["message_id"]].timestamp if hit["message_id"] in texts else None
                     for root, hit in order.items()}
             lists.append((in_period(list(order), when, period), 1.0))
         # Labels lead the order in a small project, where the ranking's word statistics say little
         # (settings.level_order); there a conversation is as related as its hits' words together.
-        best = group_by_conversation(relevant, smap.root_of, req.limit, lists, labels_lead=question.small)
+        best = group_by_conversation(relevant, smap.root_of, question.request.limit, lists,
+                                     labels_lead=question.small)
         rows = self._rows(best, relevant, ranking, question)
         out = {**base, "results": rows, "sessions_in_scope": in_scope}
-        if notice := pq.notice(req.mode):  # an over-long query: say which part was searched
+        if notice := question.query.notice(question.mode):  # an over-long query: say which part was searched
             out["notice"] = notice
         status = ranking.status
         if status is not None:

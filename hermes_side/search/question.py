@@ -15,7 +15,7 @@ from functools import cached_property
 
 from ..scope.scope_map import ScopeMap
 from .keyword import Filters, KeywordResult, ScopeMemo, ScopeRows, keyword_search
-from .query import ParsedQuery, Term, parse_query
+from .query import ParsedQuery, parse_query
 from .reader import ProfileReader, Scope
 from .relevance import script_of
 from .request import SearchRequest
@@ -53,6 +53,8 @@ NOWHERE = Scope(ScopeMap({}, [], {}, {}), None, [])
 
 @dataclass(frozen=True)
 class Question:
+    """One search's question (see the module's docstring); ``query.terms`` are its search terms."""
+
     request: SearchRequest
     query: ParsedQuery
     scope: Scope = NOWHERE
@@ -63,10 +65,6 @@ class Question:
     @property
     def mode(self) -> str:
         return self.request.mode
-
-    @property
-    def terms(self) -> tuple[Term, ...]:
-        return self.query.terms
 
     @property
     def words(self) -> tuple[str, ...]:
