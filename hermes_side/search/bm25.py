@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text import without_code
-from .query import CJK_CHAR, TOKEN, Term, cjk_runs, fold
+from .query import ASCII_TOKEN, CJK_CHAR, TOKEN, Term, cjk_runs, fold
 from .settings import RANKING
 
 # Every weight below is ``RANKING`` (settings.py), read at call time.
@@ -60,9 +60,12 @@ class Matcher:
 
     def doc(self, message_id: int, session_id: str, text: str) -> Doc:
         folded = fold(text)
-        # Most history is ASCII: no CJK pass over it (a quarter of the time of a message's count).
-        latin, n_cjk = (folded, 0) if folded.isascii() else CJK_CHAR.subn(" ", folded)
-        tokens = TOKEN.findall(latin)
+        # Most history is ASCII: no CJK pass over it (a quarter of the time of a message's count),
+        # and its tokens cut by the ASCII pattern (half the time of the Unicode one).
+        ascii_only = folded.isascii()
+        token = ASCII_TOKEN if ascii_only else TOKEN
+        latin, n_cjk = (folded, 0) if ascii_only else CJK_CHAR.subn(" ", folded)
+        tokens = token.findall(latin)
         tf: dict[Term, int] = {}
         if self.forms:
             for found in filter(None, map(self.forms.get, tokens)):
@@ -76,7 +79,7 @@ class Matcher:
         if "```" in folded:  # a pasted code block is not what the prose is about (text.FENCED_CODE)
             prose = without_code(folded)
             latin, n_cjk = CJK_CHAR.subn(" ", prose)
-            tokens = TOKEN.findall(latin)
+            tokens = token.findall(latin)
         return Doc(message_id, session_id, tf, max(1, len(tokens) + n_cjk))
 
 

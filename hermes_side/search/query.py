@@ -253,6 +253,8 @@ _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "
 VARIANT_SUFFIXES = ("", "s", "es", "ed", "d", "ing", "ings", "er", "ers", "ion", "ions", "ation",
                     "ations", "e", "ies", "y", "ly")
 TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+# TOKEN over folded ASCII text (lower-case letters and digits): the same tokens, twice as fast.
+ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def stem(word: str) -> str:
