@@ -4,12 +4,15 @@ Every stage of a search (ranker.py, relevance.py, engine.py) reads the one :clas
 :func:`ask` builds; none works any part of it out again. It holds the request, its parsed query
 (whose terms and highlight words the query works out once, query.py), the query's script, the
 scope with the ids of its rows (read once, so every stage sees the same rows), and the
-translation of its Chinese words with their senses weighed by what the scope holds.
+translation of its Chinese words with their senses weighed by what the scope holds — worked out
+when a stage first reads it: the ranker does once the semantic side runs (ranker.gather), so
+the translations' keyword searches run beside the model instead of before it.
 """
 
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -60,11 +63,17 @@ class Question:
     scope: Scope = NOWHERE
     rows: ScopeRows = field(default_factory=lambda: ScopeRows(array("q"), ScopeMemo()))
     filters: Filters = Filters(())  # the scope's sessions and the request's time bounds
-    translation: Translation = Translation()
+    translate: Callable[[], Translation] = field(default=Translation, repr=False, compare=False)
 
     @property
     def mode(self) -> str:
         return self.request.mode
+
+    @cached_property
+    def translation(self) -> Translation:
+        """The query's Chinese words and their translations, worked out at the first read (on the
+        search's own thread) and kept."""
+        return self.translate()
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -90,14 +99,16 @@ class Question:
 
 def posed(text: str, mode: str = "hybrid", translation: Translation | None = None) -> Question:
     """A question asked nowhere: what the relevance rules judge a text by, on their own."""
-    return Question(SearchRequest(query=text, mode=mode), parse_query(text), translation=translation or Translation())
+    translated = translation or Translation()
+    return Question(SearchRequest(query=text, mode=mode), parse_query(text), translate=lambda: translated)
 
 
 def ask(reader: ProfileReader, request: SearchRequest, query: ParsedQuery, scope: Scope) -> Question:
     """The question of one search in ``scope``: its rows read once, its translation weighed once."""
     rows = reader.scope_rows(scope)
     filters = Filters(scope.session_ids, after=request.after, before=request.before)
-    return Question(request, query, scope, rows, filters, _translation(reader, query, request.mode, filters, rows))
+    return Question(request, query, scope, rows, filters,
+                    lambda: _translation(reader, query, request.mode, filters, rows))
 
 
 def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: Filters,

@@ -140,8 +140,9 @@ def rank(reader: ProfileReader, question: Question) -> Ranking:
 
 
 def gather(reader: ProfileReader, question: Question) -> Candidates:
-    """Stage 1: the keyword list, the translated list (the question's) and the semantic list. The
-    model and the vector scan run outside the GIL, so the semantic side runs beside the keyword side."""
+    """Stage 1: the keyword list, the translated list (the question's translation, worked out here)
+    and the semantic list. The model and the vector scan run outside the GIL, so the semantic side
+    runs beside both keyword searches."""
     mode, pq, scope = question.mode, question.query, question.scope
     outcome: SemanticOutcome | None = None
     pending: Future[SemanticOutcome] | None = None
@@ -164,8 +165,8 @@ def gather(reader: ProfileReader, question: Question) -> Candidates:
             pending.cancel()
             pending = None
         if pending is None:
-            outcome = semantic_side(reader, text, scope)
-    translated = question.translation.found
+            pending = threads.pool("semantic").submit(semantic_side, reader, text, scope)
+    translated = question.translation.found  # worked out here, while the semantic side runs
     tr: list[Hit] = translated.hits if translated else []
     sem: list[tuple[int, str]] = []
     if pending is not None:
