@@ -114,7 +114,8 @@ class SearchEngine:
         ranking = ranker.rank(self.reader, question)
         texts = ranking.texts
         texts |= self.reader.messages([h.message_id for h in ranking.hits if h.message_id not in texts])
-        relevant = ranker.judged(ranking, question)
+        verdicts = ranker.judged(ranking, question)
+        relevant = verdicts.hits
         lists = list(ranking.conversations)
         if period := named_period(question.query.text):  # a date in the query: conversations held then
             order = conversation_order(relevant, smap.root_of)
@@ -125,7 +126,7 @@ class SearchEngine:
         # (settings.level_order); there a conversation is as related as its hits' words together.
         best = group_by_conversation(relevant, smap.root_of, question.request.limit, lists,
                                      labels_lead=question.small)
-        rows = self._rows(best, relevant, ranking, question)
+        rows = self._rows(best, verdicts, ranking, question)
         out = {**base, "results": rows, "sessions_in_scope": in_scope}
         if notice := question.query.notice(question.mode):  # an over-long query: say which part was searched
             out["notice"] = notice
@@ -148,14 +149,13 @@ class SearchEngine:
             out["message"] = "No matching messages in this project"
         return out
 
-    def _rows(self, best: list[Any], relevant: list[RankedHit], ranking: ranker.Ranking,
+    def _rows(self, best: list[Any], verdicts: ranker.Verdicts, ranking: ranker.Ranking,
               question: Question) -> list[dict[str, Any]]:
         """One result row per conversation: its best hit, that hit's answer when it asks something
         (the one the ranker looked up, else looked up now), and other top hits of the conversation.
         A row is labelled by the surest of what it shows (results.best_of), and the labels are
         made to read in the rows' order (results.in_order)."""
-        texts, scope, limit = ranking.texts, question.scope, question.request.limit
-        judged = {h.message_id: h.relevance for h in relevant}
+        texts, scope, limit, relevant = ranking.texts, question.scope, question.request.limit, verdicts.hits
         titles = hermes_db.session_titles(
             self.reader.connection(), sorted({scope.root(h.session_id) for h in best} | {h.session_id for h in best}))
         parts = []
@@ -183,8 +183,8 @@ class SearchEngine:
             # Labelled by what it shows among the ``limit`` best hits: a turn found further down is
             # context, and letting it vouch for the row cost wrong-project quiet (en 8–12, xl 7
             # questions) for 4 en right-project rows out of all-low (benchmarks/README.md, issue 26).
-            label = best_of([hit.relevance, *(judged.get(m) for m in [*shown, *(m["message_id"] for m in more
-                                                                             if m["message_id"] in top)])])
+            vouching = [hit.message_id, *shown, *(m["message_id"] for m in more if m["message_id"] in top)]
+            label = best_of([verdicts.of(m) for m in vouching])
             parts.append((hit, message, title, answer, more, label))
         labels = in_order([label for *_, label in parts])
         return [result_row(replace(hit, relevance=label) if label is not None else hit, message, title,

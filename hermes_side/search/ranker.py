@@ -33,6 +33,7 @@ from .records import RankedHit
 from .relevance import (
     Candidate,
     Evidence,
+    Relevance,
     judge,
     keyword_list_weight,
     scope_names,
@@ -240,23 +241,54 @@ def answered(reader: ProfileReader, hits: list[RankedHit], texts: dict[int, Mess
             for h in out], answers
 
 
-def judged(ranking: Ranking, question: Question) -> list[RankedHit]:
+class Verdicts:
+    """Stage 5's verdicts: the hits kept, best first (``hits``), and each one's relevance (``of``)."""
+
+    def __init__(self, hits: list[RankedHit], verdict: Callable[[RankedHit], Relevance | None]) -> None:
+        self.hits = hits
+        self._kept = {h.message_id: h for h in hits}
+        self._verdict = verdict
+
+    def of(self, message_id: int) -> Relevance | None:
+        """A kept hit's relevance, judged now if it was not yet; None for a message that is not one."""
+        hit = self._kept.get(message_id)
+        if hit is None:
+            return None
+        if hit.relevance is None:
+            hit = self._kept[message_id] = replace(hit, relevance=self._verdict(hit))
+        return hit.relevance
+
+
+def judged(ranking: Ranking, question: Question) -> Verdicts:
     """Stage 5: the hits with their relevance; hits below the floor are dropped, so a search's
     ``limit`` is a maximum: a query with nothing related in the project gets nothing back. The
     share of the question the scope holds at all (``ranking.evidence``) caps how related any hit can be.
-    In a small scope a hit is at least as related as its conversation's hits are by their words
-    together (results.with_conversation_words)."""
+    In a small scope, where labels lead the order, every hit is judged at once, and a hit is at
+    least as related as its conversation's hits are by their words together
+    (results.with_conversation_words). Elsewhere a hit keyword search found, which the floor never
+    drops (``RANKING.min_shown``), is judged only when a result row shows it (``Verdicts.of``):
+    most are never shown, and judging was a tenth of a keyword search."""
+
+    def verdict(hit: RankedHit) -> Relevance | None:
+        message = ranking.texts[hit.message_id]
+        return judge(question, Candidate(message.text, hit.cosine, hit.score_source != "semantic"), ranking.evidence)
+
+    now = question.small or RANKING.min_shown <= 0
     out = []
     for hit in ranking.hits:
-        message = ranking.texts.get(hit.message_id)
-        relevance = judge(question, Candidate(message.text, hit.cosine, hit.score_source != "semantic"),
-                          ranking.evidence) if message is not None else None
-        if relevance is not None:
-            out.append(replace(hit, relevance=relevance))
-    if not question.small:
-        return out
-    return with_conversation_words(out, question.scope.smap.root_of, {mid: m.text for mid, m in ranking.texts.items()},
-                                   lambda text: judge(question, Candidate(text), ranking.evidence))
+        if hit.message_id not in ranking.texts:  # deleted between ranking and reading
+            continue
+        if now or hit.score_source == "semantic":
+            relevance = verdict(hit)
+            if relevance is None:
+                continue
+            hit = replace(hit, relevance=relevance)
+        out.append(hit)
+    if question.small:
+        out = with_conversation_words(out, question.scope.smap.root_of,
+                                      {mid: m.text for mid, m in ranking.texts.items()},
+                                      lambda text: judge(question, Candidate(text), ranking.evidence))
+    return Verdicts(out, verdict)
 
 
 def scope_coverage(reader: ProfileReader, question: Question, keyword: KeywordResult, tr: Sequence[Hit],
