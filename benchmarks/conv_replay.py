@@ -33,7 +33,7 @@ def dump(suite: str = "en", path: Path = DUMP) -> None:
     from benchmarks.locomo_homes import DEFAULT_CACHE, cached_corpus, loader_fingerprint
     from benchmarks.query_cache import QueryCache
     from benchmarks.worlds import locomo
-    from hermes_side.embedding.vectors import VectorIndex, _rows_of, score_rows
+    from hermes_side.embedding.vectors import Scan, VectorIndex
     from hermes_side.search import engine as engine_mod
     from hermes_side.search import ranker
     from hermes_side.search.engine import SearchEngine
@@ -48,25 +48,24 @@ def dump(suite: str = "en", path: Path = DUMP) -> None:
     engine = SearchEngine(corpus.home)
     seen: dict = {}
     original_group = engine_mod.group_by_conversation
-    original_passages = VectorIndex.passages
+    original_scan, original_passages = VectorIndex.scan, Scan.passages
     original_lexical = ranker.lexical_order
 
     def group(hits, root_of, limit, lists=(), labels_lead=True):
         seen["group"] = (list(hits), dict(root_of), limit, [(list(o), w) for o, w in lists], labels_lead)
         return original_group(hits, root_of, limit, lists, labels_lead)
 
-    def passages(self, query, session_ids, width):
-        session_ids = list(session_ids)
-        with self._lock:
-            codes = [self.session_codes[s] for s in seen["scope"] if s in self.session_codes]
-            rows = _rows_of(codes, len(self.sessions), self._session_of[:self.n])
-            scores = score_rows(self._q8, self._scales, query, rows)
-            cos: dict[int, float] = {}
-            for mid, sc in zip(self._messages[rows].tolist(), scores.tolist(), strict=True):
-                cos[mid] = max(sc, cos.get(mid, -1.0))
+    def scan(self, query, session_ids):  # the search's one dense scan: the scope's cosines
+        out = original_scan(self, query, session_ids)
+        cos: dict[int, float] = {}
+        for mid, sc in zip(out.messages.tolist(), out.scores.tolist(), strict=True):
+            cos[mid] = max(sc, cos.get(mid, -1.0))
         seen["query"] = np.asarray(query, np.float32).copy()
         seen["cosine"] = cos
-        out = original_passages(self, query, session_ids, width)
+        return out
+
+    def passages(self, session_ids, width):
+        out = original_passages(self, session_ids, width)
         seen["passages"] = out
         return out
 
@@ -85,7 +84,7 @@ def dump(suite: str = "en", path: Path = DUMP) -> None:
 
     ranker.semantic_side = side
     engine_mod.group_by_conversation = group
-    VectorIndex.passages = passages
+    VectorIndex.scan, Scan.passages = scan, passages
     ranker.lexical_order = lexical
     out = []
     for i, q in enumerate(corpus.questions):
