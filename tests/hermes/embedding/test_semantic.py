@@ -125,3 +125,26 @@ def test_a_conversation_talked_over_for_a_few_turns_has_the_better_passage(histo
     best_turn = {sid: max(c for _, s, c in result.hits if s == sid) for sid in ("stray", "about")}
     assert best_turn["stray"] > best_turn["about"]
     assert result.passages([]) == {} and set(result.passages(["about"])) == {"about"}
+
+
+def test_the_passages_read_the_cosines_the_dense_scan_gave(history, settings, local_model, monkeypatch):
+    """A search scores each indexed turn of its scope against the question once: its best messages,
+    the cosines of hits the latent terms found and each conversation's best passage all read that
+    one scan (a second scan of the same rows was most of the passage step)."""
+    from hermes_side.embedding import vectors
+
+    history.turns("stray", "Pasta needs salted boiling water", "We should go camping sometime, I guess.")
+    history.turns("about", "Last weekend I took the kids on a trip to the lake.", "Nice! Where did you all sleep?",
+                  "In a tent by the water, and we roasted marshmallows over the fire.")
+    build_index(history.home, settings, embedder=local_model)
+    scans = []
+    score_rows = vectors.score_rows
+    monkeypatch.setattr(vectors, "score_rows", lambda *a, **k: scans.append(1) or score_rows(*a, **k))
+
+    result = semantic_search(history.home, "Where did Melanie go camping with her kids?", ["stray", "about"])
+    passages = result.passages(["stray", "about"])
+
+    assert len(scans) == 1
+    dense = {mid: c for mid, _, c in result.hits}
+    tent = max(dense, key=dense.get)  # a passage of one conversation's three turns: their mean cosine
+    assert passages["about"] >= dense[tent] / 3
