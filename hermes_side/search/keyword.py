@@ -12,9 +12,9 @@ common word in a 1M-message state.db (architecture.md measured the same). Instea
    ``messages_fts_trigram`` for the scope's newest matching rowids (probes.py: no ranking, so
    cheap, and the same whatever other projects hold); CJK pieces of 1–2 characters, which no
    Hermes index can find, are looked for in the scope's newest messages;
-3. ranking: Okapi BM25 in Python over those candidates, every term weighed by how many of the
-   scope's messages hold it — at most a few hits per conversation so one chatty conversation
-   cannot crowd out the others.
+3. ranking: Okapi BM25 in Python over those candidates (bm25.py), every term weighed by how many
+   of the scope's messages hold it — at most a few hits per conversation so one chatty
+   conversation cannot crowd out the others.
 
 Every statistic that weighs a term (document frequencies, the collection size, which words are
 "common", which terms of a long query are kept) is counted over the scope alone, never over the
