@@ -10,8 +10,10 @@ turns per query (the order rotating), so the machine's load falls on every colum
 timed rounds, every query's whole tool result is taken from both commits and compared: a change
 meant to cost less must not change an answer (``differing`` lists the queries that did).
 
-The load average is printed with the numbers. Keyword search opens state.db read-only; Hermes'
-``SessionDB`` opens it as Hermes does (run on a copy of a profile you care about).
+The load average is printed with the numbers, and beside the plain percentiles those of each
+query's median over the rounds (``query_medians``), which a moment of the machine's load moves less.
+Keyword search opens state.db read-only; Hermes' ``SessionDB`` opens it as Hermes does (run on a
+copy of a profile you care about).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -117,8 +120,12 @@ def main(argv=None) -> int:
                 for arm in arms[k:] + arms[:k]:
                     times[arm.name].append(arm.ask(i)["ms"])
             loads.append(load_avg())
+        # Each query's median over the rounds, then their p50 / p95: on a shared machine a round's
+        # worst moment lands on one query's one round, not on its median.
+        medians = {name: [statistics.median(t[i::len(every)]) for i in range(len(every))] for name, t in times.items()}
         report = {"queries": len(every), "rounds": args.rounds, "load": loads,
                   **{name: summary(t) for name, t in times.items()},
+                  "query_medians": {name: summary(m) for name, m in medians.items()},
                   "hermes_empty": sum(bool(o and o.get("empty")) for o in answers["hermes"]),
                   "differing": differing}
     finally:
