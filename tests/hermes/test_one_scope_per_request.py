@@ -1,7 +1,8 @@
 """One scope per request: each surface resolves the caller, its origin and its scope once.
 
-Counted with spies on the real objects (no stubs): ``SearchEngine.scope_map`` (the scope map a
-request reads), ``ScopeMap.origin`` (is the caller a chat?), and the project-list and binding reads
+Counted with spies on the real objects (no stubs): ``ScopeCache.get`` (where every surface's scope
+map is read — the engine's and the reader's ``scope_map`` only pass it on, so a spy there misses a
+read that goes round them), ``ScopeMap.origin`` (is the caller a chat?), and the project-list and binding reads
 a chat's ``/recall`` used to make beside the scope map. Before this, one agent search read the scope
 map 3–4 times and worked out the origin 3 times; one ``/recall`` looked the project up 3 times.
 """
@@ -14,8 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hermes_side.api.app import create_app
-from hermes_side.scope.scope_map import ScopeMap
-from hermes_side.search.engine import SearchEngine
+from hermes_side.scope.scope_map import ScopeCache, ScopeMap
 from hermes_side.stores import bindings, hermes_db
 from tests.hermes.world import call_tool
 
@@ -37,7 +37,7 @@ def calls(monkeypatch) -> Counter:
 
         monkeypatch.setattr(owner, name, wrapper)
 
-    spy(SearchEngine, "scope_map")
+    spy(ScopeCache, "get")
     spy(ScopeMap, "origin")
     spy(hermes_db, "load_projects")
     spy(bindings, "load_all")
@@ -68,7 +68,7 @@ def test_an_agent_search_reads_the_scope_and_the_origin_once(alpha, calls, mode)
     calls.clear()
     out = call_tool("project_history_search", {"query": "kestrel canary", "mode": mode}, current)
     assert out["success"] and out["results"]
-    assert calls["scope_map"] == 1 and calls["origin"] == 1, calls
+    assert calls["get"] == 1 and calls["origin"] == 1, calls
 
 
 def test_an_agent_open_reads_the_scope_and_the_origin_once(alpha, calls):
@@ -77,7 +77,7 @@ def test_an_agent_open_reads_the_scope_and_the_origin_once(alpha, calls):
     calls.clear()
     opened = call_tool("project_history_open", {"message_id": found["results"][0]["message_id"]}, current)
     assert opened["success"]
-    assert calls["scope_map"] == 1 and calls["origin"] == 1, calls
+    assert calls["get"] == 1 and calls["origin"] == 1, calls
 
 
 def test_a_chats_recall_looks_its_project_up_once(alpha, calls):
@@ -91,7 +91,7 @@ def test_a_chats_recall_looks_its_project_up_once(alpha, calls):
     found = client.post("/search", headers=AUTH, json=body).json()
     assert found["success"] and found["project"]["id"] == pid and found["results"]
     # The scope map holds the bindings and the projects: nothing is read again beside it.
-    assert calls["scope_map"] == 1, calls
+    assert calls["get"] == 1, calls
     assert calls["load_projects"] == 0 and calls["load_all"] == 0, calls
 
 
