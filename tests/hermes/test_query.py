@@ -1,4 +1,5 @@
-"""Turning what a person typed into search terms, and validating tool arguments. Pure functions.
+"""Turning what a person typed into search terms, and validating tool arguments. Pure functions,
+except the MATCH expressions, which run on a state.db written by Hermes' own SessionDB.
 
 What a user notices: a natural-language question finds the message (its scaffolding words are not
 required), CJK text of any length is searchable, no input can be parsed as FTS5 syntax, and bad
@@ -12,6 +13,7 @@ from datetime import datetime
 
 import pytest
 
+from hermes_side.search import probes
 from hermes_side.search.keyword import doc_terms
 from hermes_side.search.query import (
     EMBED_BUDGET,
@@ -22,9 +24,12 @@ from hermes_side.search.query import (
     fts_quote,
     like_pattern,
     parse_query,
+    query_terms,
     trigrams,
 )
 from hermes_side.search.request import RequestError, parse_search_args
+from hermes_side.stores import hermes_db
+from tests.hermes.world import World
 
 NOW = datetime(2026, 9, 10, 12, 0).timestamp()
 
@@ -141,6 +146,32 @@ HOSTILE = ["foo AND (", '"unbalanced', "NEAR(", "col:val", "*", "-x", "a OR", "N
            "x + y", "{a b}", 'say "hi', "a' OR 1=1 --", "数据库 AND (", "部署\"", "\x00nul", "(((", ")"]
 
 
+# Typed text that production's probes must find when history holds it: the hostile inputs, and the
+# shapes of expression probes.py builds (a stem's prefix, trigrams, the multimodal phrase).
+TYPED = [*HOSTILE, "deployed scripts", "上次数据库迁移怎么定的", "déploiement échoué", "デプロイ手順", "배포 스크립트"]
+IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+
+
+@pytest.fixture(scope="module")
+def typed_history(tmp_path_factory):
+    """A state.db written by Hermes' own SessionDB (its messages_fts and messages_fts_trigram),
+    holding each typed text as a message, plainly and inside a multimodal one; read-only, as the
+    plugin reads it. Yields the connection and each text's (plain, multimodal) message ids."""
+    root = tmp_path_factory.mktemp("typed-history")
+    (root / "home").mkdir()
+    world = World(root / "home", root / "work")
+    stored = {}
+    for raw in TYPED:
+        sid = world.session(f"said: {raw}")
+        world.db.append_message(sid, "user", [{"type": "text", "text": f"said: {raw}"}, IMAGE])
+        plain, multimodal = (m["id"] for m in world.messages(sid))
+        stored[raw] = (plain, multimodal)
+    world.close()
+    conn = hermes_db.connect_state(root / "home", rows=False)
+    yield conn, stored
+    conn.close()
+
+
 class TestNoInputIsFtsSyntax:
     """Every term reaches FTS5 double-quoted; whatever was typed, the MATCH string is valid."""
 
@@ -154,14 +185,24 @@ class TestNoInputIsFtsSyntax:
         yield conn
         conn.close()
 
-    @pytest.mark.parametrize("raw", HOSTILE)
-    def test_match_expression_parses(self, fts, raw):
+    @pytest.mark.parametrize("raw", TYPED)
+    def test_match_expression_parses(self, typed_history, raw):
+        """Production's own MATCH expressions (probes.py: a word's, a CJK piece's trigrams, the
+        multimodal phrase; the held forms and span reads ``scope_matches`` makes of them) run on
+        Hermes' real FTS5 tables: each parses, and each finds the message that says what was typed."""
+        conn, stored = typed_history
+        plain, multimodal = stored[raw]
         pq = parse_query(raw)
-        if pq.words:
-            fts.execute("SELECT count(*) FROM t WHERE t MATCH ?", (" OR ".join(map(fts_quote, pq.words)),))
-        grams = [g for run in pq.cjk_long for g in trigrams(run)]
-        if grams:
-            fts.execute("SELECT count(*) FROM g WHERE g MATCH ?", (" OR ".join(map(fts_quote, grams)),))
+        found_by = probes.probes_of(pq, query_terms(pq))
+
+        assert bool(found_by) == bool(pq.words or pq.cjk_long)  # every term an index can find is asked for
+        for table, match, holds in found_by:
+            rows = {r[0] for r in conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?", (match,))}
+            assert (plain if holds else multimodal) in rows, (table, match)
+        scope = sorted(i for pair in stored.values() for i in pair)
+        for spans in ([], [(scope[0], scope[-1])]):  # the scope read in one pass, and span by span
+            found = probes.scope_matches(conn, found_by, 1000, scope, frozenset(scope), spans)
+            assert [(plain if holds else multimodal) in rowids for holds, rowids in found] == [True] * len(found)
 
     def test_operator_words_are_searched_as_words(self, fts):
         pq = parse_query("NEAR(")
