@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from hermes_side.api.app import create_app
 from hermes_side.cli import main
 from hermes_side.stores import bindings
+from tests.hermes.world import copied_world, template_world
 
 KEY = "forget-test-key-0123456789"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -53,26 +54,34 @@ def _chunk_ids(home) -> set[int]:
         conn.close()
 
 
-@pytest.fixture
-def chats(world, loaded_plugin):
+@pytest.fixture(scope="module")
+def chats_built(tmp_path_factory):
+    """The two groups' history and its index, built once: each test forgets in its own copy."""
     from hermes_side.embedding import build_index, load_settings
 
-    alpha_dir, beta_dir = world.repo("alpha"), world.folder("beta")
-    bindings.set_binding(world.home, G111, world.project("Alpha", alpha_dir))
-    bindings.set_binding(world.home, G222, world.project("Beta", beta_dir))
-    t0 = time.time() - 3600
-    world.session(("user", "hello everyone, checking in"), ("assistant", "Hi! Good to see you."),
-                  ("user", SECRET_EN), ("assistant", "Understood, I noted marmalade-seven for staging."),
-                  ("user", SECRET_ZH), ("assistant", "好的，八八六六我记下了。"),
-                  ("user", "what time is the standup tomorrow?"), ("assistant", "The standup is at nine."),
-                  source="api_server", sid=S2, cwd=alpha_dir, ts=t0)
-    world.session(("user", KEPT_EN), ("assistant", "Blue green with a Friday canary, got it."),
-                  ("user", KEPT_ZH), ("assistant", "好的，下周二迁移数据库。"),
-                  source="api_server", sid=S3, cwd=alpha_dir, ts=t0 + 100)
-    world.session(("user", "In this group too: marmalade-seven is my staging password"),
-                  ("assistant", "Noted for group 222."), source="api_server", sid=S2_OTHER, cwd=beta_dir, ts=t0)
-    build_index(world.home, load_settings(world.home))
-    return world, TestClient(create_app(world.home, KEY))
+    with template_world(tmp_path_factory.mktemp("forget-chats")) as world:
+        alpha_dir, beta_dir = world.repo("alpha"), world.folder("beta")
+        bindings.set_binding(world.home, G111, world.project("Alpha", alpha_dir))
+        bindings.set_binding(world.home, G222, world.project("Beta", beta_dir))
+        t0 = time.time() - 3600
+        world.session(("user", "hello everyone, checking in"), ("assistant", "Hi! Good to see you."),
+                      ("user", SECRET_EN), ("assistant", "Understood, I noted marmalade-seven for staging."),
+                      ("user", SECRET_ZH), ("assistant", "好的，八八六六我记下了。"),
+                      ("user", "what time is the standup tomorrow?"), ("assistant", "The standup is at nine."),
+                      source="api_server", sid=S2, cwd=alpha_dir, ts=t0)
+        world.session(("user", KEPT_EN), ("assistant", "Blue green with a Friday canary, got it."),
+                      ("user", KEPT_ZH), ("assistant", "好的，下周二迁移数据库。"),
+                      source="api_server", sid=S3, cwd=alpha_dir, ts=t0 + 100)
+        world.session(("user", "In this group too: marmalade-seven is my staging password"),
+                      ("assistant", "Noted for group 222."), source="api_server", sid=S2_OTHER, cwd=beta_dir, ts=t0)
+        build_index(world.home, load_settings(world.home))
+    return world
+
+
+@pytest.fixture
+def chats(chats_built, tmp_path):
+    with copied_world(chats_built, tmp_path) as world:
+        yield world, TestClient(create_app(world.home, KEY))
 
 
 def _ids(world, sid: str) -> dict[str, int]:

@@ -138,6 +138,18 @@ def shared_world(root: Path) -> Iterator[World]:
     For tests that only read what the fixture built: building a Hermes home and loading the
     plugin once per class keeps the suite fast. Restores HERMES_HOME and unloads on exit.
     """
+    home = Path(root) / "hermes-home"
+    home.mkdir(parents=True)
+    with _loaded(World(home, Path(root) / "work")) as world:
+        yield world
+
+
+@contextmanager
+def template_world(root: Path) -> Iterator[World]:
+    """A World a module builds once (its fixture's body) for tests that each write to their own
+    copy of it (``copied_world``): what is expensive to build (an index, many messages) is built
+    once, and no test sees another's writes. HERMES_HOME points at it while it is built; its
+    files are closed on exit, so each copy is whole."""
     import pytest
 
     mp = pytest.MonkeyPatch()
@@ -146,12 +158,48 @@ def shared_world(root: Path) -> Iterator[World]:
     mp.setenv("HERMES_HOME", str(home))
     world = World(home, Path(root) / "work")
     try:
-        load_plugin(home)
+        yield world
+    finally:
+        world.close()
+        _drop_cached_indexes()
+        mp.undo()
+
+
+@contextmanager
+def copied_world(template: World, root: Path) -> Iterator[World]:
+    """A copy of ``template``'s home (``template_world``) under ``root``, with the plugin loaded, for
+    one test: its work folders are the template's (projects.db names them), and what the template's
+    builder set on it (session ids, folders) is set on the copy too. Undone on exit."""
+    home = Path(root) / "hermes-home"
+    shutil.copytree(template.home, home)
+    world = World(home, template.work)
+    world.__dict__.update({k: v for k, v in vars(template).items() if k not in ("home", "work", "db")})
+    with _loaded(world) as world:
+        yield world
+
+
+@contextmanager
+def _loaded(world: World) -> Iterator[World]:
+    """``world`` with HERMES_HOME pointing at it and the plugin loaded; undone and closed on exit."""
+    import pytest
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HERMES_HOME", str(world.home))
+    try:
+        load_plugin(world.home)
         yield world
     finally:
         unload_plugin()
         world.close()
         mp.undo()
+
+
+def _drop_cached_indexes() -> None:
+    """Close the embedding indexes this process holds open (a template's, before it is copied)."""
+    import sys
+
+    if "hermes_side.embedding.vectors" in sys.modules:
+        sys.modules["hermes_side.embedding.vectors"].drop_indexes()
 
 
 def unload_plugin() -> None:
