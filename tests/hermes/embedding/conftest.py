@@ -38,13 +38,19 @@ def history(home) -> Iterator[World]:
 
 @pytest.fixture(autouse=True)
 def _isolation(monkeypatch):
-    """Fresh matrix cache per test; background threads joined; retries fast."""
+    """Fresh matrix cache per test; the background threads it started joined; retries fast.
+
+    Only its own: a catch-up an earlier module's hybrid search started for its home (up to 1,000
+    messages through the model) is none of these tests' business, and joining those here stalled
+    a worker for 3 × 120 s once xdist ran this directory after such a module."""
     monkeypatch.setattr(providers, "BACKOFF_SECONDS", 0.05)
     vectors.drop_indexes()
+    before = dict(catchup._THREADS)
     yield
-    for thread in list(catchup._THREADS.values()):
-        thread.join(120)
-    catchup._THREADS.clear()
+    for key, thread in list(catchup._THREADS.items()):
+        if before.get(key) is not thread:
+            thread.join(120)
+            catchup._THREADS.pop(key, None)
     vectors.drop_indexes()
 
 
