@@ -24,7 +24,6 @@ from hermes_side.search.query import (
     fts_quote,
     like_pattern,
     parse_query,
-    query_terms,
     trigrams,
 )
 from hermes_side.search.request import RequestError, parse_search_args
@@ -193,7 +192,7 @@ class TestNoInputIsFtsSyntax:
         conn, stored = typed_history
         plain, multimodal = stored[raw]
         pq = parse_query(raw)
-        found_by = probes.probes_of(pq, query_terms(pq))
+        found_by = probes.probes_of(pq, list(pq.terms))
 
         assert bool(found_by) == bool(pq.words or pq.cjk_long)  # every term an index can find is asked for
         for table, match, holds in found_by:
