@@ -12,6 +12,8 @@ import importlib.util
 import sys
 
 BENCHMARKS: dict[str, str] = {  # name → module; the order of the index
+    "dev": "benchmarks.bench_dev",
+    "paired": "benchmarks.paired",
     "locomo": "benchmarks.bench_locomo",
     "ablate": "benchmarks.ablate",
     "conv_replay": "benchmarks.conv_replay",

@@ -1,28 +1,33 @@
-"""What each ranking constant is worth: the dev split with it removed, against the shipped settings.
+"""What each ranking constant is worth: every dev set with it removed, against the shipped settings,
+judged by the paired protocol (``paired.py``).
 
-    python -m benchmarks ablate                       # every variant, English + Chinese + cross-lingual
+    python -m benchmarks ablate                       # every variant, every dev set, hybrid and keyword
     python -m benchmarks ablate --only rrf_k_60 cross_script_0 --jobs 2
+    python -m benchmarks ablate --suites en zh xl agent agentxl wrong   # the older LoCoMo-only table
 
-Each variant is ``benchmarks locomo --set …`` in its own process (hybrid and keyword; suites en, zh,
-zhmix, xl, the agent-transcript worlds agent and agentxl, and wrong), per question, beside one baseline
-run. A change counts only beyond noise: per
-metric, questions gained g and lost l against the baseline, and the difference is noise unless
-|g − l| > 1.96·√(g + l) (a two-sided sign test at 5 %, the paired test for hit/miss outcomes). The
-table (markdown) goes to stdout and ``--out``; benchmarks/README.md, "Ablation", keeps the last one.
+Each variant is ``benchmarks dev --set …`` in its own process (hybrid and keyword, per question,
+the query vectors cached), beside one run of the shipped settings. Per set, method and metric:
+questions gained g and lost l by the variant, and the exact two-sided sign test on those g + l
+discordant pairs (``paired.sign_test``); p < 0.05 is beyond noise. A constant *earns its place*
+when removing it loses beyond noise on some set (the shipped value is better somewhere) and gains
+beyond noise on none; the table also says whether keeping it would *land* as a new change under
+the protocol (gains on ≥ 2 sets of ≥ 2 families, losses on none). Variants that only act on a
+Chinese question skip the sets whose questions are English (identical there by construction).
 
 "Removed" means the simpler pipeline without the constant: the textbook value, no cap, no floor,
-no bonus, or one threshold where there were two.
+no bonus, or one threshold where there were two. Markdown to stdout and ``--out``;
+benchmarks/README.md, "Ranking switches judged on every dev set", keeps the last one.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from benchmarks import dev_worlds, paired
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -53,79 +58,70 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
                                  ["conversation_tie_by_message=false"]),
     "passage_off": ("no list of conversations by their best passage (3 turns, weight 0.25)", ["passage_weight=0"]),
     "passage_one_turn": ("a conversation's best passage of one turn, not 3", ["passage_turns=1"]),
+    "weak_sense_1": ("a word held only through a sense the project lacks counts fully (not half)",
+                     ["weak_sense=1.0"]),
+    "more_per_row_0": ("a row shows no other turns of its conversation (more_per_row 2 → 0)", ["more_per_row=0"]),
 }
-BINARY = {  # the hit/miss metrics tested per question; r@k are fractions and left to the main table
-    "en": ("sess@1", "sess@3", "sess@5", "msg@1", "msg@5", "all-low"),
-    "zh": ("msg@1", "msg@5", "all-low"),
-    "zhmix": ("msg@1", "msg@5", "all-low"),
-    "xl": ("msg@1", "msg@5", "all-low"),
-    "agent": ("sess@1", "sess@3", "sess@5", "msg@1", "msg@5", "all-low"),
-    "agentxl": ("msg@1", "msg@5", "all-low"),
-    "wrong-en": ("quiet",), "wrong-zh": ("quiet",), "wrong-xl": ("quiet",),
-}
-LOWER_IS_BETTER = {"all-low"}
+# act only on a question with Chinese words: the sets asked in English are identical by construction
+CHINESE_ONLY = {"piece_alpha_0", "senses_1", "weigh_senses_off", "translated_adds_off", "weak_sense_1"}
+ENGLISH_SETS = {"en", "rev", "friends", "friends_shared", "mben", "agent"}
 
 
-def run_variant(name: str, sets: list[str], methods: list[str]) -> Path:
+def suites_for(name: str, suites: list[str]) -> list[str]:
+    return [s for s in suites if not (name in CHINESE_ONLY and s in ENGLISH_SETS)]
+
+
+def run_variant(name: str, sets: list[str], suites: list[str], methods: list[str], cache: Path) -> Path:
     out = OUT / f"{name}.json"
-    cmd = [sys.executable, "-m", "benchmarks", "locomo",
-           "--suites", "en", "zh", "zhmix", "xl", "agent", "agentxl", "wrong",
-           "--methods", *methods, "--json", str(out), "--per-question", "--no-recall-at-k",
-           "--query-cache", str(OUT / "queries.pickle"), *(a for s in sets for a in ("--set", s))]
-    log = (OUT / f"{name}.log").open("w")
-    proc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-    if proc.returncode not in (0, 1):  # 1: a target failed, which is a result, not an error
-        raise SystemExit(f"{name}: bench_locomo exited {proc.returncode}, see {OUT / (name + '.log')}")
+    cmd = paired.dev_command(suites_for(name, suites), methods, sets, out, cache)
+    with (OUT / f"{name}.log").open("w") as log:
+        proc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    if proc.returncode not in (0, 1):  # 1: a check failed, which is a result, not an error
+        raise SystemExit(f"{name}: benchmarks dev exited {proc.returncode}, see {OUT / (name + '.log')}")
     return out
 
 
-def per_question(path: Path) -> dict[tuple[str, str], list[dict]]:
-    rows: dict[tuple[str, str], list[dict]] = {}
-    for q in json.loads(path.read_text())["per_question"]:
-        rows.setdefault((q["suite"], q["method"]), []).append(q)
-    return rows
+def judge(changes: list[paired.Change], method: str) -> tuple[str, str]:
+    """(verdict, the sets that moved) of removing one constant: ``changes`` are removed − shipped."""
+    removed = paired.verdict(changes, method)  # "gains" here are what removing it gains
+    kept = paired.verdict([paired.Change(c.set, c.method, c.metric, c.head, c.base, c.lost, c.gained, c.n)
+                           for c in changes], method)
+    moved = [f"{s} −{'/'.join(c.metric for c in cs)}" for s, cs in removed.losses.items()]
+    moved += [f"{s} +{'/'.join(c.metric for c in cs)}" for s, cs in removed.gains.items()]
+    if removed.gains and removed.losses:
+        word = "mixed: removing it gains on some sets and loses on others"
+    elif removed.losses:
+        word = "earns its place" + (" (and would land)" if kept.lands else "")
+    elif removed.gains:
+        word = "costs: removing it gains" + (" (removal would land)" if removed.lands else "")
+    else:
+        word = "moves nothing beyond noise"
+    return word, ", ".join(moved) or "–"
 
 
-def compare(base: list[dict], other: list[dict], metric: str) -> tuple[float, float, int, int, bool]:
-    """(baseline mean, variant mean, gained, lost, beyond noise) over the same questions in order."""
-    b = [float(q[metric]) for q in base]
-    v = [float(q[metric]) for q in other]
-    gained = sum(1 for x, y in zip(b, v, strict=True) if y > x)
-    lost = sum(1 for x, y in zip(b, v, strict=True) if y < x)
-    if metric in LOWER_IS_BETTER:
-        gained, lost = lost, gained
-    beyond = abs(gained - lost) > 1.96 * math.sqrt(gained + lost) if gained + lost else False
-    return sum(b) / len(b), sum(v) / len(v), gained, lost, beyond
-
-
-def table(base: Path, variants: dict[str, Path], method: str) -> tuple[str, dict[str, bool]]:
-    ref = per_question(base)
-    lines = [f"| removed ({method}) | moved beyond noise | every change (variant − shipped; g/l questions) |",
-             "|---|---|---|"]
-    verdict = {}
+def table(base: Path, variants: dict[str, Path], method: str) -> str:
+    lines = [f"| removed ({method}) | verdict | beyond noise (− the removal loses, + it gains) |"
+             " every set's largest change (removed − shipped; gained/lost, p) |", "|---|---|---|---|"]
     for name, path in variants.items():
-        rows = per_question(path)
-        moved, changes = [], []
-        for suite, metrics in BINARY.items():
-            key = (suite, method)
-            if key not in ref or key not in rows:
-                continue
-            for metric in metrics:
-                b, v, g, lost, beyond = compare(ref[key], rows[key], metric)
-                if g or lost:
-                    label = f"{suite} {metric} {v - b:+.3f} ({g}/{lost})"
-                    changes.append(f"**{label}**" if beyond else label)
-                    if beyond:
-                        moved.append(f"{suite} {metric}")
-        verdict[name] = bool(moved)
-        lines.append(f"| {VARIANTS[name][0]} | {', '.join(moved) or 'nothing'} | {'; '.join(changes) or 'identical'} |")
-    return "\n".join(lines), verdict
+        changes = [c for c in paired.compare(base, path) if c.method == method]
+        word, moved = judge(changes, method)
+        biggest = {}
+        for c in changes:
+            if c.gained or c.lost:
+                best = biggest.get(c.set)
+                if best is None or (c.p, -abs(c.gained - c.lost)) < (best.p, -abs(best.gained - best.lost)):
+                    biggest[c.set] = c
+        detail = "; ".join(f"{s} {c.metric} {c.cell()}" for s, c in biggest.items()) or "identical"
+        lines.append(f"| {VARIANTS[name][0]} | {word} | {moved} | {detail} |")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", nargs="*", choices=sorted(VARIANTS), help="these variants (default: all)")
     ap.add_argument("--methods", nargs="*", default=["hybrid", "keyword"], choices=["keyword", "semantic", "hybrid"])
+    ap.add_argument("--suites", nargs="*", default=[*dev_worlds.DEV_SETS, "wrong"])
+    ap.add_argument("--cache-dir", type=Path, default=HERE / "out" / "homes")
     ap.add_argument("--jobs", type=int, default=1, help="variants run at once (each is one process)")
     ap.add_argument("--reuse", action="store_true", help="reuse results already in benchmarks/out/ablate")
     ap.add_argument("--out", type=Path, default=OUT / "ablation.md")
@@ -141,19 +137,13 @@ def main(argv=None) -> int:
         if args.reuse and done.exists():
             return name, done
         print(f"running {name} {' '.join(sets)}", flush=True)
-        return name, run_variant(name, sets, args.methods)
+        return name, run_variant(name, sets, args.suites, args.methods, args.cache_dir)
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for name, path in pool.map(one, todo.items()):
             paths[name] = path
     base = paths.pop("baseline")
-    text = []
-    for method in args.methods:
-        md, verdict = table(base, paths, method)
-        text.append(md)
-        idle = [n for n, moved in verdict.items() if not moved]
-        text.append(f"\nMoved nothing beyond noise ({method}): {', '.join(idle) or 'none'}\n")
-    out = "\n".join(text)
+    out = "\n\n".join(table(base, paths, method) for method in args.methods)
     print(out)
     args.out.write_text(out + "\n", encoding="utf-8")
     return 0

@@ -1,26 +1,33 @@
-"""Retrieval quality on LoCoMo, per language, every method side by side over the same state.db.
+"""Retrieval quality on the dev sets, every method side by side over the same state.db.
 
-    python -m benchmarks locomo                     # every suite, every method (one run)
+    python -m benchmarks locomo                     # the LoCoMo suites, every method (one run)
+    python -m benchmarks dev                        # every dev set (LoCoMo, FriendsQA, MemoryBank)
     python -m benchmarks locomo --suites en wrong   # a subset; --files 26 30 for fewer conversations
-    python -m benchmarks locomo --json benchmarks/out/locomo.json --per-question
+    python -m benchmarks dev --json benchmarks/out/dev.json --per-question
 
 Suites (benchmarks/README.md has the details):
 
-- ``en``: English LoCoMo dev, English questions (recall@5/@10, session hit@3, best-message hit@3, msg@1/@5);
-- ``zh``: Chinese history (LoCoMo-zh evidence turns as Chinese messages), Chinese questions (msg@1/@5);
+- ``en``: English LoCoMo dev, English questions (recall@5/@10, session hit@k, best-message hit@3, msg@1/@5);
+- ``zh``: Chinese history (LoCoMo-zh evidence turns as Chinese messages), Chinese questions;
 - ``zhpool`` / ``zhmix``: the Chinese history with all five conversations in one project / with each
   conversation's other turns kept beside its Chinese ones in English (issue 26; not asked in ``wrong``);
-- ``xl``: the English conversations as history, the Chinese questions (msg@1/@5);
+- ``xl``: the English conversations as history, the Chinese questions;
 - ``rev``: the other way round — the Chinese history, the English questions whose evidence turns it
-  holds (msg@1/@5; no target in issue 9, measured so the direction is not blind);
-- ``wrong``: every question of the suites above asked in a *different* conversation's project; the share
-  that comes back empty or all-low should be ≥ 0.80.
+  holds (no target in issue 9, measured so the direction is not blind);
+- ``agent`` / ``agentxl``: the English history stored as an agent's work (on demand: its index is slow);
+- ``friends`` / ``friends_shared``: FriendsQA scenes as a QQ group through the NoneBot bridge, per-member
+  sessions / one shared session (``worlds/friendsqa.py``; issue 36);
+- ``mbcn`` / ``mben``: MemoryBank's daily chats as a direct chat, Chinese / English (``worlds/memorybank.py``);
+- ``wrong``: every question of en, zh, xl, rev, mbcn, mben asked in a *different* conversation's (or
+  user's) project; the share that comes back empty or all-low should be ≥ 0.80.
 
-Methods: Hermes ``search_messages`` (unscoped, as typed), plain BM25, plain BM25 + dictionary (the
-question's Chinese words also OR-ed as their CC-CEDICT translations), plain e5 (``baselines.py``) and the
-plugin's keyword / semantic / hybrid through the tool entry point (``SearchEngine.search``, ``limit=5``).
-The Hermes homes and the embedding index live in ``--cache-dir`` and are reused while the data and
-the loader are unchanged, so a second run only embeds what the plugin's chunking changed.
+Every set scores conversation hit@1/@3/@5 (``sess@k``: a shown row's session is one of the question's
+conversations) and evidence msg@1/@5. Methods: Hermes ``search_messages`` (unscoped, as typed), plain BM25,
+plain BM25 + dictionary (the question's Chinese words also OR-ed as their CC-CEDICT translations), plain e5
+(``baselines.py``), deja-vu and the plugin's keyword / semantic / hybrid through the tool entry point
+(``SearchEngine.search``, ``limit=5``). The Hermes homes and the embedding index live in ``--cache-dir``
+and are reused while the data and the loader are unchanged, so a second run only embeds what the
+plugin's chunking changed.
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.locomo_homes import DEFAULT_CACHE, build_embedding_index, cached_corpus, loader_fingerprint
+from benchmarks import dev_worlds
+from benchmarks.locomo_homes import DEFAULT_CACHE, build_embedding_index
 from benchmarks.locomo_methods import (
     LIMIT,
     PLUGIN_MODES,
@@ -43,24 +51,25 @@ from benchmarks.locomo_methods import (
     hermes_method,
     plugin_method,
 )
-from benchmarks.locomo_report import checks, report, run_suite, run_wrong
+from benchmarks.locomo_report import checks, report, run_suite, run_wrong, set_table
 from benchmarks.query_cache import QueryCache
-from benchmarks.worlds import locomo, locomo_zh
 from benchmarks.worlds.locomo import Corpus, Question, default_data_dir
 from benchmarks.worlds.locomo_zh import default_zh_dir
 
-SUITES = ("en", "zh", "zhpool", "zhmix", "xl", "rev", "agent", "agentxl", "wrong")
+SUITES = (*dev_worlds.LOCOMO_SETS, *dev_worlds.CHAT_SETS, "wrong")
+LOCOMO_SUITES = (*dev_worlds.LOCOMO_SETS, "wrong")  # what `locomo` runs when no suite is named
 BASELINES = ("hermes", "bm25", "bm25dict", "e5", "deja")
 ALL_METHODS = (*BASELINES, *PLUGIN_MODES)
 
 
-def main(argv=None) -> int:
+def main(argv=None, default_suites: tuple[str, ...] = LOCOMO_SUITES) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--suites", nargs="*", default=list(SUITES), choices=SUITES)
+    ap.add_argument("--suites", nargs="*", default=list(default_suites), choices=SUITES)
     ap.add_argument("--methods", nargs="*", default=list(ALL_METHODS), choices=ALL_METHODS)
     ap.add_argument("--files", nargs="*", help="conversation files, e.g. 26 30 (default: all in --data-dir)")
     ap.add_argument("--data-dir", type=Path, default=default_data_dir())
     ap.add_argument("--zh-dir", type=Path, default=default_zh_dir())
+    dev_worlds.add_arguments(ap)
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE,
                     help="Hermes homes and embedding indexes, reused across runs (default: benchmarks/out/homes)")
     ap.add_argument("--deja", type=Path, help="the deja-vu binary (default: .cache/deja-vu from npm, then PATH)")
@@ -138,6 +147,62 @@ def latency_loop(engine, corpus: Corpus, questions: list[Question], deja_bin: Pa
     return out
 
 
+def evaluate(world: dev_worlds.World, args: argparse.Namespace, suites: set[str], deja_bin: Path | None,
+             queries: QueryCache | None, info: dict, per_q: list | None) -> list[dict]:
+    """Every method over one world's home: its sets, and the wrong-project sets it holds."""
+    from hermes_side.search.engine import SearchEngine  # noqa: PLC0415
+    from hermes_side.search.request import SearchRequest  # noqa: PLC0415
+
+    corpus = world.corpus
+    if any(m in args.methods for m in ("semantic", "hybrid")):
+        info[f"index-{world.name}"] = build_embedding_index(corpus.home)
+        print(f"  index {world.name}: {info[f'index-{world.name}']}", flush=True)
+    os.environ["HERMES_HOME"] = str(corpus.home)
+    if queries is not None:
+        queries.serve(corpus.home)
+    methods: dict[str, Callable] = {}
+    closers = []
+    if "hermes" in args.methods:
+        methods["hermes"], close = hermes_method(corpus)
+        closers.append(close)
+    if world.plain:  # the plain baselines: not in the agent-transcript world
+        from benchmarks.baselines import PlainBM25, PlainE5  # noqa: PLC0415
+
+        bm25 = PlainBM25(corpus) if {"bm25", "bm25dict"} & set(args.methods) else None
+        if "bm25" in args.methods:
+            methods["bm25"] = baseline_method(bm25.rank)
+        if "bm25dict" in args.methods:
+            methods["bm25dict"] = baseline_method(bm25.rank_translated)
+        if "e5" in args.methods:
+            methods["e5"] = baseline_method(PlainE5(corpus, corpus.home / "plain_e5.npz").rank)
+    if deja_bin is not None:
+        methods["deja"] = deja_method(corpus, deja_bin)
+    engine = SearchEngine(corpus.home)
+    status: dict[str, dict[str, int]] = {}
+    for mode in PLUGIN_MODES:
+        if mode in args.methods:
+            status[mode] = {}
+            methods[mode] = plugin_method(engine, corpus, mode, status[mode], not args.no_recall_at_k)
+    if args.latency and world.name == "en":
+        engine.search(SearchRequest(query="warm up", mode="hybrid", limit=LIMIT),
+                      project=next(iter(corpus.projects.values())))  # the model loads here, untimed
+        info["latency"] = latency_loop(engine, corpus, world.sets[0][1], deja_bin, args.latency)
+        print(f"  latency (hybrid vs deja-vu, alternating): {info['latency']}", flush=True)
+    rows: list[dict] = []
+    convs = sorted(corpus.projects)
+    for name, questions, ranked in world.sets:
+        if name in suites and questions:
+            rows.extend(run_suite(name, questions, methods, ranked, per_q))
+        if ("wrong" in suites and questions and name in dev_worlds.WRONG_SETS
+                and len(set(corpus.projects.values())) > 1):
+            mine = {m: v for m, v in methods.items() if m in (*PLUGIN_MODES, "deja")}
+            rows.extend(run_wrong(name, questions, convs, mine, per_q))
+    info[f"semantic_status-{world.name}"] = status
+    for close in closers:
+        close()
+    return rows
+
+
 def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
     for d in (args.data_dir, args.zh_dir):
         if not d.is_dir():
@@ -145,11 +210,7 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
             return 2
 
     files = sorted(args.files) if args.files else None
-    tag = "-".join(files) if files else "all"
     suites = set(args.suites)
-    need_en = bool(suites & {"en", "xl", "rev"}) or "wrong" in suites
-    need_zh = bool(suites & {"zh", "rev"}) or "wrong" in suites
-    need_agent = bool(suites & {"agent", "agentxl"})
     info: dict = {"settings": dict(changes)} if changes else {}
     deja_bin = None
     if "deja" in args.methods:
@@ -161,100 +222,15 @@ def run(args: argparse.Namespace, changes: dict[str, object]) -> int:
         else:
             info["deja-vu"] = deja.version(deja_bin)
             print(f"deja-vu: {info['deja-vu']} ({deja_bin})", flush=True)
-    semantic = any(m in args.methods for m in ("semantic", "hybrid"))
     queries = QueryCache(args.query_cache) if args.query_cache else None
     rows: list[dict] = []
     per_q: list | None = [] if args.per_question else None
-    from hermes_side.search.engine import SearchEngine  # noqa: PLC0415
-    from hermes_side.search.request import SearchRequest  # noqa: PLC0415
-
-    worlds = []
-    if need_en:
-        home = (args.cache_dir / f"en-{tag}").resolve()
-        corpus, reused = cached_corpus(home, loader_fingerprint(args.data_dir),
-                                       lambda h: locomo.load_locomo(h, args.data_dir, files))
-        xl = locomo_zh.zh_questions(corpus, args.zh_dir) if suites & {"xl", "wrong"} else []
-        worlds.append(("en", corpus, [("en", corpus.questions, True), ("xl", xl, False)]))
-        print(f"English home ({'reused' if reused else 'built'}): {corpus.message_count()} messages,"
-              f" {len(corpus.questions)} English and {len(xl)} Chinese questions", flush=True)
-    if need_zh:
-        home = (args.cache_dir / f"zh-{tag}").resolve()
-        corpus, reused = cached_corpus(home, loader_fingerprint(args.data_dir, args.zh_dir),
-                                       lambda h: locomo_zh.load_locomo_zh(h, args.data_dir, args.zh_dir, files))
-        rev = locomo_zh.questions_over(corpus, worlds[0][1].questions) if worlds and "rev" in suites else []
-        worlds.append(("zh", corpus, [("zh", corpus.questions, False), ("rev", rev, False)]))
-        print(f"Chinese home ({'reused' if reused else 'built'}): {corpus.message_count()} messages,"
-              f" {len(corpus.questions)} Chinese and {len(rev)} English questions", flush=True)
-    # The Chinese history again: all five conversations in one project (zhpool), or each
-    # conversation's other turns kept beside its Chinese ones in English (zhmix; issue 26).
-    for world, shape in (("zhpool", {"pooled": True}), ("zhmix", {"mixed": True})):
-        if world not in suites:
-            continue
-        home = (args.cache_dir / f"{world}-{tag}").resolve()
-        corpus, reused = cached_corpus(home, loader_fingerprint(args.data_dir, args.zh_dir),
-                                       lambda h, shape=shape: locomo_zh.load_locomo_zh(h, args.data_dir, args.zh_dir,
-                                                                                         files, **shape))
-        worlds.append((world, corpus, [(world, corpus.questions, False)]))
-        chinese = sum("：" in t.text.split(" ", 1)[0] for t in corpus.by_message.values())
-        print(f"{world} home ({'reused' if reused else 'built'}): {corpus.message_count()} messages"
-              f" ({chinese} Chinese) in {len(set(corpus.projects.values()))} project(s),"
-              f" {len(corpus.questions)} Chinese questions", flush=True)
-    if need_agent:
-        home = (args.cache_dir / f"agent-{tag}").resolve()
-        corpus, reused = cached_corpus(home, loader_fingerprint(args.data_dir),
-                                       lambda h: locomo.load_locomo(h, args.data_dir, files, agent=True))
-        axl = locomo_zh.zh_questions(corpus, args.zh_dir) if "agentxl" in suites else []
-        worlds.append(("agent", corpus, [("agent", corpus.questions, True), ("agentxl", axl, False)]))
-        print(f"Agent-transcript home ({'reused' if reused else 'built'}): {corpus.message_count()} turns"
-              f" (+ tool calls, tool results, {len(corpus.copies)} compaction copies),"
-              f" {len(corpus.questions)} English and {len(axl)} Chinese questions", flush=True)
-
-    for world, corpus, sets in worlds:
-        if semantic:
-            info[f"index-{world}"] = build_embedding_index(corpus.home)
-            print(f"  index {world}: {info[f'index-{world}']}", flush=True)
-        os.environ["HERMES_HOME"] = str(corpus.home)
-        if queries is not None:
-            queries.serve(corpus.home)
-        methods: dict[str, Callable] = {}
-        closers = []
-        if "hermes" in args.methods:
-            methods["hermes"], close = hermes_method(corpus)
-            closers.append(close)
-        if "bm25" in args.methods and world != "agent":  # the plain baselines: plain world only
-            from benchmarks.baselines import PlainBM25  # noqa: PLC0415
-            methods["bm25"] = baseline_method(PlainBM25(corpus).rank)
-        if "bm25dict" in args.methods and world != "agent":  # the plain baselines: plain world only
-            from benchmarks.baselines import PlainBM25  # noqa: PLC0415
-            methods["bm25dict"] = baseline_method(PlainBM25(corpus).rank_translated)
-        if "e5" in args.methods and world != "agent":  # the plain baselines: plain world only
-            from benchmarks.baselines import PlainE5  # noqa: PLC0415
-            methods["e5"] = baseline_method(PlainE5(corpus, corpus.home / "plain_e5.npz").rank)
-        if deja_bin is not None:
-            methods["deja"] = deja_method(corpus, deja_bin)
-        engine = SearchEngine(corpus.home)
-        status: dict[str, dict[str, int]] = {}
-        for mode in PLUGIN_MODES:
-            if mode in args.methods:
-                status[mode] = {}
-                methods[mode] = plugin_method(engine, corpus, mode, status[mode], not args.no_recall_at_k)
-        convs = sorted(corpus.projects)
-        if args.latency and world == "en":
-            engine.search(SearchRequest(query="warm up", mode="hybrid", limit=LIMIT),
-                          project=next(iter(corpus.projects.values())))  # the model loads here, untimed
-            info["latency"] = latency_loop(engine, corpus, sets[0][1], deja_bin, args.latency)
-            print(f"  latency (hybrid vs deja-vu, alternating): {info['latency']}", flush=True)
-        for suite, questions, english in sets:
-            if suite in suites and questions:
-                rows.extend(run_suite(suite, questions, methods, english, per_q))
-            if "wrong" in suites and questions and len(set(corpus.projects.values())) > 1 and world in ("en", "zh"):
-                mine = {m: v for m, v in methods.items() if m in (*PLUGIN_MODES, "deja")}
-                rows.extend(run_wrong(suite, questions, convs, mine, per_q))
-        info[f"semantic_status-{world}"] = status
-        for close in closers:
-            close()
+    for world in dev_worlds.build(args, suites, files):
+        rows.extend(evaluate(world, args, suites, deja_bin, queries, info, per_q))
 
     print(report(rows))
+    print("\nEvery set, every method (conversation hit@1 / @5, evidence msg@1 / @5, wrong-project quiet)\n")
+    print(set_table(rows))
     results = checks(rows)
     print()
     for label, ok, detail in results:

@@ -10,7 +10,8 @@ sessions into projects by their cwd (``work/<conv>`` here) and ranks sessions le
 index and home live in a throw-away folder beside the bench home (``HOME``, ``DEJA_INDEX_DIR``), with
 no network and no embedder (``DEJA_OFFLINE``, ``DEJA_EMBED_OFF``), so nothing of the machine's own
 history is read or written. A hit is a session with the messages it shows; they are mapped back
-to message ids by their text.
+to message ids by their text. Chat sessions (the NoneBot bridge's) have no cwd, so deja-vu cannot
+scope them to a project: there it is asked unscoped for 50 hits and the project's own are kept.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ PACKAGE = "@vshulcz/deja-vu-linux-amd64"
 DEFAULT_PREFIX = Path(__file__).resolve().parents[1] / ".cache" / "deja-vu"
 INSTALL_HINT = f"npm install --prefix {DEFAULT_PREFIX} {PACKAGE}"
 LIMIT = 5
+UNSCOPED_LIMIT = 50  # hits asked for where deja-vu cannot scope (chat sessions), the project's kept
 _KEY_CHARS = 60  # deja-vu trims and caps message text; the start of a message is enough to know it
 
 
@@ -60,6 +62,7 @@ class DejaVu:
         out = subprocess.run([str(binary), "index"], env=self.env, capture_output=True, text=True, timeout=600)
         if out.returncode != 0:
             raise RuntimeError(f"deja index failed: {out.stderr.strip()[-500:]}")
+        self._sessions: dict[str, set[str]] = {}
         self.message_of: dict[tuple[str, str], int] = {}
         from hermes_side.stores.hermes_db import connect_ro  # noqa: PLC0415
 
@@ -72,14 +75,17 @@ class DejaVu:
         finally:
             conn.close()
 
-    def project(self, conv: str) -> str:
-        folder = self.corpus.folders[conv]
-        return f"{folder.parent.name}/{folder.name}"
+    def project(self, conv: str) -> str | None:
+        """deja-vu's project of ``conv``: its folder. A chat's sessions have no cwd, so deja-vu cannot
+        scope them: None, and ``search`` asks unscoped and keeps the project's own sessions."""
+        folder = self.corpus.folders.get(conv)
+        return f"{folder.parent.name}/{folder.name}" if folder is not None else None
 
     def search(self, question: str, conv: str) -> list[tuple[str, list[int]]]:
         """(session id, message ids it shows) per hit, best first."""
-        cmd = [str(self.binary), "search", "--json", "--limit", str(LIMIT), "--project", self.project(conv),
-               "--", question]
+        project = self.project(conv)
+        scope = ["--limit", str(LIMIT), "--project", project] if project else ["--limit", str(UNSCOPED_LIMIT)]
+        cmd = [str(self.binary), "search", "--json", *scope, "--", question]
         out = subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=120)
         if out.returncode != 0 and not out.stdout.strip():
             return []  # deja exits non-zero when nothing matches
@@ -91,4 +97,12 @@ class DejaVu:
             mids = [m for msg in session.get("messages") or []
                     if (m := self.message_of.get((sid, _key(msg.get("text", ""))))) is not None]
             rows.append((sid, list(dict.fromkeys(mids))))
+        if project is None:
+            mine = self.sessions_of(conv)
+            rows = [r for r in rows if r[0] in mine][:LIMIT]
         return rows
+
+    def sessions_of(self, conv: str) -> set[str]:
+        if conv not in self._sessions:
+            self._sessions[conv] = {t.session_id for t in self.corpus.by_message.values() if t.conv == conv}
+        return self._sessions[conv]

@@ -18,10 +18,10 @@ from benchmarks.worlds.locomo import Corpus
 DEFAULT_CACHE = Path(__file__).resolve().parent / "out" / "homes"
 
 
-def loader_fingerprint(*paths: Path) -> str:
-    """The key of a home: the world loader's code and the data files it read."""
+def loader_fingerprint(*paths: Path, worlds: tuple = (locomo, locomo_agent, locomo_zh)) -> str:
+    """The key of a home: the world loaders' code (``worlds``: modules) and the data files it read."""
     h = hashlib.sha256()
-    for world in (locomo, locomo_agent, locomo_zh):  # the loader: a change to it builds the homes anew
+    for world in worlds:  # the loader: a change to it builds the homes anew
         h.update(Path(world.__file__).read_bytes())
     for p in paths:
         for f in sorted(p.glob("*")) if p.is_dir() else [p]:

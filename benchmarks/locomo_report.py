@@ -33,7 +33,9 @@ LABELS = {
 }
 
 
-def score(q: Question, v: View, english: bool) -> dict[str, float]:
+def score(q: Question, v: View, ranked: bool) -> dict[str, float]:
+    """One question's hits. Every set: conversation hit@1/@3/@5 (``sess@k``), best@3, msg@1/@5;
+    ``ranked`` (the English LoCoMo suites) adds recall@5/@10 of the ranked messages."""
     ev = set(q.evidence_message_ids)
     ev_sessions = set(q.evidence_session_ids)
     def hit(rows: list[tuple[int, str]]) -> float:
@@ -43,18 +45,18 @@ def score(q: Question, v: View, english: bool) -> dict[str, float]:
            "msg@1 row only": float(any(m in ev for m, _ in v.shown[:1])),
            "msg@5 row only": float(any(m in ev for m, _ in v.shown[:5])),
            "all-low": float(v.quiet)}
-    if english:
-        ranked = [m for m, _ in v.ranked] or [m for m, _ in v.shown]
+    if ranked:
+        order = [m for m, _ in v.ranked] or [m for m, _ in v.shown]
         for k in (5, 10):
-            row[f"r@{k}"] = len(ev.intersection(ranked[:k])) / len(ev)
-        for k in (1, SESSION_K, 5):
-            row[f"sess@{k}"] = float(any(s in ev_sessions for _, s in v.grouped[:k]))
-        row["best@3"] = hit(v.grouped[:SESSION_K])
-        row["best@3 row only"] = float(any(m in ev for m, _ in v.grouped[:SESSION_K]))
+            row[f"r@{k}"] = len(ev.intersection(order[:k])) / len(ev)
+    for k in (1, SESSION_K, 5):
+        row[f"sess@{k}"] = float(any(s in ev_sessions for _, s in v.grouped[:k]))
+    row["best@3"] = hit(v.grouped[:SESSION_K])
+    row["best@3 row only"] = float(any(m in ev for m, _ in v.grouped[:SESSION_K]))
     return row
 
 
-def run_suite(name: str, questions: list[Question], methods: dict[str, Callable], english: bool,
+def run_suite(name: str, questions: list[Question], methods: dict[str, Callable], ranked: bool,
               per_q: list | None) -> list[dict]:
     rows = []
     for method, view in methods.items():
@@ -65,14 +67,14 @@ def run_suite(name: str, questions: list[Question], methods: dict[str, Callable]
         for i, q in enumerate(questions):
             t1 = time.perf_counter()
             try:
-                v = view(q, q.conv, english)
+                v = view(q, q.conv, ranked)
             except Exception:  # a broken query is a miss and a count, not the end of the run
                 errors += 1
                 if errors <= 3:
                     traceback.print_exc()
                 v = View([], [], [])
             times.append(time.perf_counter() - t1)
-            row = score(q, v, english)
+            row = score(q, v, ranked)
             for k, x in row.items():
                 sums[k] = sums.get(k, 0.0) + x
             if per_q is not None:
@@ -125,19 +127,20 @@ SUITE_TITLES = {
     "rev": "Chinese history asked in English",
     "agent": "Agent transcripts (tool calls, tool results, long turns, compaction) — English questions",
     "agentxl": "Agent transcripts asked in Chinese",
+    "friends": "FriendsQA scenes as a QQ group, per-member sessions (passive, recent lines)",
+    "friends_shared": "FriendsQA scenes as a QQ group, one shared session (reactive)",
+    "mbcn": "MemoryBank, Chinese daily chats (direct chat)",
+    "mben": "MemoryBank, English daily chats (direct chat)",
 }
+SET_COLUMNS = ("sess@1", "sess@5", "msg@1", "msg@5")  # the per-set table: conversation and evidence
 
 
 def report(rows: list[dict]) -> str:
     out = []
     en_cols = ("r@5", "r@10", "sess@1", "sess@3", "sess@5", "best@3", "best@3 row only", "msg@1", "msg@5", "all-low")
-    for suite, cols in (("en", en_cols), ("agent", en_cols),
-                        ("agentxl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
-                        ("zh", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
-                        ("zhpool", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
-                        ("zhmix", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
-                        ("xl", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")),
-                        ("rev", ("msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low"))):
+    other_cols = ("sess@1", "sess@5", "msg@1", "msg@5", "msg@1 row only", "msg@5 row only", "all-low")
+    for suite in SUITE_TITLES:
+        cols = en_cols if suite in ("en", "agent") else other_cols
         mine = [r for r in rows if r["suite"] == suite]
         if not mine:
             continue
@@ -157,6 +160,30 @@ def report(rows: list[dict]) -> str:
             by = {r["suite"]: r for r in wrong if r["method"] == method}
             out.append(f"| {LABELS[method]} | " + " | ".join(_fmt(by[s]["quiet"]) if s in by else "–"
                                                            for s in suites) + " |")
+    return "\n".join(out)
+
+
+SHORT = {"hermes": "Hermes", "bm25": "BM25", "bm25dict": "BM25+dict", "e5": "e5", "deja": "deja-vu",
+         "keyword": "keyword", "semantic": "semantic", "hybrid": "hybrid"}
+
+
+def set_table(rows: list[dict]) -> str:
+    """One line per dev set, every method side by side: conversation hit@1 / @5, evidence msg@1 /
+    @5 (shown among the five rows), wrong-project quiet where the set is asked in another project."""
+    by = {(r["suite"], r["method"]): r for r in rows}
+    sets = [s for s in SUITE_TITLES if any(r["suite"] == s for r in rows)]
+    methods = [m for m in SHORT if any(r["method"] == m for r in rows)]
+    out = ["| set (questions) | " + " | ".join(SHORT[m] for m in methods) + " |",
+           "|---|" + "---|" * len(methods)]
+    for suite in sets:
+        n = next(r["questions"] for r in rows if r["suite"] == suite)
+        for label, cols in (("conv@1 / @5", ("sess@1", "sess@5")), ("msg@1 / @5", ("msg@1", "msg@5"))):
+            cells = [" / ".join(_fmt((by.get((suite, m)) or {}).get(c)) for c in cols) for m in methods]
+            out.append(f"| {suite} ({n}) {label} | " + " | ".join(cells) + " |")
+        quiet = [by.get((f"wrong-{suite}", m)) for m in methods]
+        if any(quiet):
+            out.append(f"| {suite} wrong-project quiet | " + " | ".join(_fmt(q["quiet"]) if q else "–" for q in quiet)
+                       + " |")
     return "\n".join(out)
 
 
@@ -204,6 +231,14 @@ def checks(rows: list[dict]) -> list[tuple[str, bool, str]]:
                 ok = round(hy[metric] * n) >= round(e5[metric] * n) + 3
                 out.append((f"{suite}: hybrid {metric} ≥ plain e5 + 3 questions", ok,
                             f"{hy[metric]:.3f} vs {e5[metric]:.3f}"))
+    for suite in SUITE_TITLES:  # issue 36: on every dev set, ours ≥ the plain methods and deja-vu
+        for method in ("hybrid", "keyword"):
+            for base in ("bm25", "e5", "deja"):
+                m, b = by.get((suite, method)), by.get((suite, base))
+                for metric in ("sess@1", "sess@5"):
+                    if m and b and metric in m and metric in b:
+                        out.append((f"{suite}: {method} {metric} ≥ {SHORT[base]}", m[metric] >= b[metric],
+                                    f"{m[metric]:.3f} vs {b[metric]:.3f}"))
     for suite in ("en", "zh", "xl"):  # issue 18 point 3: in-project questions with every row low
         hy = by.get((suite, "hybrid"))
         if hy:
