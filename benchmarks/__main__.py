@@ -17,6 +17,7 @@ BENCHMARKS: dict[str, str] = {  # name → module; the order of the index
     "locomo": "benchmarks.bench_locomo",
     "ablate": "benchmarks.ablate",
     "conv_replay": "benchmarks.conv_replay",
+    "chat_signals": "benchmarks.chat_signals",
     "compare_versions": "benchmarks.compare_versions",
     "cold_start": "benchmarks.bench_cold_start",
     "scale": "benchmarks.bench_scale",

