@@ -84,7 +84,7 @@ def when(corpus, rows: list[dict]) -> dict:
     """Named days and relative times in MemoryBank questions against the days of the rows shown."""
     out: Counter = Counter()
     ranks: Counter = Counter()
-    for q, info, r in zip(corpus.questions, corpus.info, rows, strict=True):
+    for info, r in zip(corpus.info, rows, strict=True):
         days = [corpus.when.get(corpus.by_message[m].session_id) for m in r["shown"] if m in corpus.by_message]
         out["questions"] += 1
         out["conv@1 hit"] += bool(r["sess@1"])
