@@ -94,6 +94,16 @@ def _chat(args: argparse.Namespace, sets: set[str]) -> list[World]:
     worlds: list[World] = []
     split = getattr(args, "friendsqa_split", "dev")
     chat_modules = (bridge, friendsqa, memorybank, locomo)
+    for name, lang in (("mbcn", "cn"), ("mben", "en")):
+        if name not in sets:
+            continue
+        corpus, reused = cached_corpus((args.cache_dir / name).resolve(),
+                                       loader_fingerprint(args.memorybank_dir / lang, memorybank.LABELS,
+                                                          worlds=chat_modules),
+                                       lambda h, lang=lang: memorybank.load_memorybank(h, args.memorybank_dir, lang))
+        worlds.append(World(name, corpus, [(name, corpus.questions, False)]))
+        _say(name, reused, f"{corpus.message_count()} messages in {len(corpus.when)} sessions,"
+                           f" {len(corpus.questions)} questions ({len(corpus.dropped_questions)} without a label)")
     for name, shared in (("friends", False), ("friends_shared", True)):
         if name not in sets:
             continue
@@ -107,16 +117,6 @@ def _chat(args: argparse.Namespace, sets: set[str]) -> list[World]:
         _say(f"{name} ({split})", reused, f"{corpus.message_count()} messages in {len(corpus.when)} sessions,"
                                           f" {len(corpus.questions)} questions ({len(corpus.dropped_questions)}"
                                           " without an evidence row)")
-    for name, lang in (("mbcn", "cn"), ("mben", "en")):
-        if name not in sets:
-            continue
-        corpus, reused = cached_corpus((args.cache_dir / name).resolve(),
-                                       loader_fingerprint(args.memorybank_dir / lang, memorybank.LABELS,
-                                                          worlds=chat_modules),
-                                       lambda h, lang=lang: memorybank.load_memorybank(h, args.memorybank_dir, lang))
-        worlds.append(World(name, corpus, [(name, corpus.questions, False)]))
-        _say(name, reused, f"{corpus.message_count()} messages in {len(corpus.when)} sessions,"
-                           f" {len(corpus.questions)} questions ({len(corpus.dropped_questions)} without a label)")
     return worlds
 
 

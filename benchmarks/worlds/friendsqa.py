@@ -7,7 +7,8 @@ never copied here. ``dev`` is the dev set; ``tst`` is kept back and run once at 
 bound to it): the people who speak are its members, each with a stable QQ-like id and their name
 as the nickname the bridge writes (``[user=Ross Geller id=…]``); a stage direction (``#NOTE#``) is a
 member "Narrator" describing what happens, a line said by everyone (``#ALL#``) a member "Everyone",
-a line of several speakers is sent by the first. The show's transcript tokens are put back as typed
+a line of several speakers is sent by the first (the narrator @-s the bot only with a scene's
+last line). The show's transcript tokens are put back as typed
 ("do n't" → "don't", "gon na" → "gonna"), questions too.
 
 **What reaches Hermes.** The bot only sees a message addressed to it, with the group's last lines
@@ -99,13 +100,15 @@ def _unit(*parts: object) -> float:
 
 def triggers(title: str, senders: list[str]) -> set[int]:
     """Which messages of a scene @ the bot: the last of each run of RUN_MIN–RUN_MAX, or the last
-    one in the run a person sent (the narrator and "everyone" do not talk to bots)."""
+    one in the run a person sent (the narrator and "everyone" do not talk to bots) — except in the
+    scene's last run, whose last line is the trigger whoever sent it, so that every line of a scene
+    reaches Hermes within its scene."""
     out, at, k = set(), 0, 0
     while at < len(senders):
         length = RUN_MIN + int(_unit(title, k) * (RUN_MAX - RUN_MIN + 1))
         end = min(len(senders), at + length)
         people = [i for i in range(at, end) if senders[i] not in PSEUDO.values()]
-        out.add(people[-1] if people else end - 1)
+        out.add(people[-1] if people and end < len(senders) else end - 1)
         at, k = end, k + 1
     return out
 
