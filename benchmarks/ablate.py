@@ -71,13 +71,13 @@ def suites_for(name: str, suites: list[str]) -> list[str]:
     return [s for s in suites if not (name in CHINESE_ONLY and s in ENGLISH_SETS)]
 
 
-def run_variant(name: str, sets: list[str], suites: list[str], methods: list[str], cache: Path) -> Path:
-    out = OUT / f"{name}.json"
+def run_variant(name: str, sets: list[str], suites: list[str], methods: list[str], cache: Path, where: Path) -> Path:
+    out = where / f"{name}.json"
     cmd = paired.dev_command(suites_for(name, suites), methods, sets, out, cache)
-    with (OUT / f"{name}.log").open("w") as log:
+    with (where / f"{name}.log").open("w") as log:
         proc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     if proc.returncode not in (0, 1):  # 1: a check failed, which is a result, not an error
-        raise SystemExit(f"{name}: benchmarks dev exited {proc.returncode}, see {OUT / (name + '.log')}")
+        raise SystemExit(f"{name}: benchmarks dev exited {proc.returncode}, see {where / (name + '.log')}")
     return out
 
 
@@ -123,22 +123,28 @@ def main(argv=None) -> int:
     ap.add_argument("--suites", nargs="*", default=[*dev_worlds.DEV_SETS, "wrong"])
     ap.add_argument("--cache-dir", type=Path, default=HERE / "out" / "homes")
     ap.add_argument("--jobs", type=int, default=1, help="variants run at once (each is one process)")
-    ap.add_argument("--reuse", action="store_true", help="reuse results already in benchmarks/out/ablate")
-    ap.add_argument("--out", type=Path, default=OUT / "ablation.md")
+    ap.add_argument("--reuse", action="store_true", help="reuse the results already in --dir")
+    ap.add_argument("--dir", type=Path, default=OUT, help="each variant's run (default benchmarks/out/ablate)")
+    ap.add_argument("--table-only", action="store_true", help="only the table, of the variants already run")
+    ap.add_argument("--out", type=Path, help="the table (default: <dir>/ablation.md)")
     args = ap.parse_args(argv)
-    OUT.mkdir(parents=True, exist_ok=True)
+    args.dir.mkdir(parents=True, exist_ok=True)
+    args.out = args.out or args.dir / "ablation.md"
     names = args.only or list(VARIANTS)
     todo = {"baseline": [], **{n: VARIANTS[n][1] for n in names}}
     paths: dict[str, Path] = {}
 
     def one(item: tuple[str, list[str]]) -> tuple[str, Path]:
         name, sets = item
-        done = OUT / f"{name}.json"
+        done = args.dir / f"{name}.json"
         if args.reuse and done.exists():
             return name, done
         print(f"running {name} {' '.join(sets)}", flush=True)
-        return name, run_variant(name, sets, args.suites, args.methods, args.cache_dir)
+        return name, run_variant(name, sets, args.suites, args.methods, args.cache_dir, args.dir)
 
+    if args.table_only:
+        todo = {n: v for n, v in todo.items() if (args.dir / f"{n}.json").exists()}
+        args.reuse = True
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for name, path in pool.map(one, todo.items()):
             paths[name] = path
