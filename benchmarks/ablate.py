@@ -99,11 +99,16 @@ def judge(changes: list[paired.Change], method: str) -> tuple[str, str]:
     return word, ", ".join(moved) or "–"
 
 
-def table(base: Path, variants: dict[str, Path], method: str) -> str:
+def table(dirs: list[Path], names: list[str], method: str) -> str:
+    """One line per variant; its changes are every set's of every run folder that holds both the
+    baseline and the variant (runs of different sets, e.g. a keyword pass and a hybrid pass)."""
     lines = [f"| removed ({method}) | verdict | beyond noise (− the removal loses, + it gains) |"
              " every set's largest change (removed − shipped; gained/lost, p) |", "|---|---|---|---|"]
-    for name, path in variants.items():
-        changes = [c for c in paired.compare(base, path) if c.method == method]
+    for name in names:
+        changes = [c for d in dirs if (d / "baseline.json").exists() and (d / f"{name}.json").exists()
+                   for c in paired.compare(d / "baseline.json", d / f"{name}.json") if c.method == method]
+        if not changes:
+            continue
         word, moved = judge(changes, method)
         biggest = {}
         for c in changes:
@@ -125,6 +130,7 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="variants run at once (each is one process)")
     ap.add_argument("--reuse", action="store_true", help="reuse the results already in --dir")
     ap.add_argument("--dir", type=Path, default=OUT, help="each variant's run (default benchmarks/out/ablate)")
+    ap.add_argument("--also", type=Path, nargs="*", default=[], help="more run folders whose sets join the table")
     ap.add_argument("--table-only", action="store_true", help="only the table, of the variants already run")
     ap.add_argument("--out", type=Path, help="the table (default: <dir>/ablation.md)")
     args = ap.parse_args(argv)
@@ -148,8 +154,8 @@ def main(argv=None) -> int:
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for name, path in pool.map(one, todo.items()):
             paths[name] = path
-    base = paths.pop("baseline")
-    out = "\n\n".join(table(base, paths, method) for method in args.methods)
+    paths.pop("baseline", None)
+    out = "\n\n".join(table([args.dir, *args.also], list(VARIANTS), method) for method in args.methods)
     print(out)
     args.out.write_text(out + "\n", encoding="utf-8")
     return 0
