@@ -164,13 +164,15 @@ def parse_arm(value: str) -> tuple[str, list[str]]:
     return rev or ".", [s for s in sets.split(",") if s]
 
 
-def dev_command(suites: list[str], methods: list[str], sets: list[str], out: Path, cache: Path) -> list[str]:
+def dev_command(suites: list[str], methods: list[str], sets: list[str], out: Path, cache: Path,
+                split: str = "dev") -> list[str]:
     return [sys.executable, "-m", "benchmarks", "dev", "--suites", *suites, "--methods", *methods,
             "--json", str(out), "--per-question", "--no-recall-at-k", "--query-cache", str(QUERIES),
-            "--cache-dir", str(cache), *(a for s in sets for a in ("--set", s))]
+            "--cache-dir", str(cache), "--friendsqa-split", split, *(a for s in sets for a in ("--set", s))]
 
 
-def run_arm(name: str, arm: str, suites: list[str], methods: list[str], tmp: Path, cache: Path) -> Path:
+def run_arm(name: str, arm: str, suites: list[str], methods: list[str], tmp: Path, cache: Path,
+            split: str = "dev") -> Path:
     """``benchmarks dev`` for one arm; the JSON it wrote."""
     rev, sets = parse_arm(arm)
     out = OUT / f"{name}.json"
@@ -190,7 +192,7 @@ def run_arm(name: str, arm: str, suites: list[str], methods: list[str], tmp: Pat
             shutil.copytree(cache, copied, ignore=shutil.ignore_patterns("deja"))
             cache = copied
     print(f"{name}: {arm}", flush=True)
-    proc = subprocess.run(dev_command(suites, methods, sets, out, cache), cwd=cwd, env=env, stdout=log,
+    proc = subprocess.run(dev_command(suites, methods, sets, out, cache, split), cwd=cwd, env=env, stdout=log,
                           stderr=subprocess.STDOUT)
     if proc.returncode not in (0, 1):  # 1: a check failed, which is a result, not an error
         raise SystemExit(f"{name} ({arm}) exited {proc.returncode}, see {OUT / (name + '.log')}")
@@ -204,6 +206,8 @@ def main(argv=None) -> int:
     ap.add_argument("--suites", nargs="*", default=[*dev_worlds.DEV_SETS, "wrong"])
     ap.add_argument("--methods", nargs="*", default=["hybrid", "keyword"], choices=["keyword", "semantic", "hybrid"])
     ap.add_argument("--cache-dir", type=Path, default=HERE / "out" / "homes")
+    ap.add_argument("--friendsqa-split", choices=("dev", "tst"), default="dev",
+                    help="tst is held back: once, at the end, reported apart")
     ap.add_argument("--reuse", action="store_true", help="compare the arms' JSON already in benchmarks/out/paired")
     ap.add_argument("--out", type=Path, default=OUT / "paired.md")
     args = ap.parse_args(argv)
@@ -214,7 +218,7 @@ def main(argv=None) -> int:
             try:
                 for name in sorted(("base", "head"), key=lambda n: parse_arm(getattr(args, n))[0] != "."):
                     paths[name] = run_arm(name, getattr(args, name), args.suites, args.methods, Path(tmp),
-                                          args.cache_dir)
+                                          args.cache_dir, args.friendsqa_split)
             finally:
                 for checkout in Path(tmp).glob("checkout-*"):
                     subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(checkout)],
