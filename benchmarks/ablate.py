@@ -68,7 +68,10 @@ ENGLISH_SETS = {"en", "rev", "friends", "friends_shared", "mben", "agent"}
 
 
 def suites_for(name: str, suites: list[str]) -> list[str]:
-    return [s for s in suites if not (name in CHINESE_ONLY and s in ENGLISH_SETS)]
+    """The sets a variant can move; none (not even ``wrong``) when only English sets were asked for
+    a Chinese-only variant — ``wrong`` alone would ask LoCoMo's sets instead."""
+    left = [s for s in suites if not (name in CHINESE_ONLY and s in ENGLISH_SETS)]
+    return left if set(left) - {"wrong"} else []
 
 
 def run_variant(name: str, sets: list[str], suites: list[str], methods: list[str], cache: Path, where: Path) -> Path:
@@ -145,6 +148,8 @@ def main(argv=None) -> int:
         done = args.dir / f"{name}.json"
         if args.reuse and done.exists():
             return name, done
+        if not suites_for(name, args.suites):
+            return name, done  # nothing it could move here; the table skips it
         print(f"running {name} {' '.join(sets)}", flush=True)
         return name, run_variant(name, sets, args.suites, args.methods, args.cache_dir, args.dir)
 
