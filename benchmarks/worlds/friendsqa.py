@@ -18,7 +18,9 @@ seeded by the scene), and the last message of each run @-mentions the bot. That 
 one ``user`` row holding their message and, in ``<recent_messages>``, the lines before it — so
 every line of a scene reaches Hermes at least once (the runs are shorter than the window; a line
 may sit in two rows, and a scene's first row also shows the end of the previous scene, as the
-buffer keeps the group's last lines whatever their age). The bot answers each turn with a short
+buffer keeps the group's last lines whatever their age; a buffered line is cut at 200 characters
+as the bridge cuts it, so the tail of 77 of the 2,847 dev lines reaches Hermes only when that line
+is the one that @-s the bot). The bot answers each turn with a short
 acknowledgement from a fixed list: the data has no bot, so its rows carry nothing of the scene —
 noise the ranker must pass over, as a real bot's chatter is. No reply quotes: a transcript has no
 reply structure, and inventing one would invent threads.
