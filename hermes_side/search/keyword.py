@@ -31,6 +31,7 @@ import functools
 import heapq
 import json
 import logging
+import re
 import sqlite3
 import threading
 from collections import Counter
@@ -96,6 +97,7 @@ class ScopeStats:
     size: int  # messages sampled
     df: Counter
     built_for: int  # scope size when built
+    members: frozenset[str] = frozenset()  # the words of the members' names its sender tags show
 
     def share(self, term: Term) -> float:
         return self.df_of(term) / max(1, self.size)
@@ -106,12 +108,31 @@ class ScopeStats:
 
 def _build_stats(conn: sqlite3.Connection, sample: Sequence[int], filters: Filters, built_for: int) -> ScopeStats:
     df: Counter = Counter()
+    members: set[str] = set()
     rows = _rows(conn, sample, Filters(filters.session_ids))
     for _, _, content in rows:
         folded = fold(message_text(content))
         df.update(doc_terms(folded).keys())
         df.update({ch for run in cjk_runs(folded) if len(run) > 1 for ch in run})  # single-character terms
-    return ScopeStats(len(rows), df, built_for)
+        members.update(w for name in SENDER.findall(folded) for w in WORD.findall(name))
+    return ScopeStats(len(rows), df, built_for, frozenset(members))
+
+
+# The NoneBot bridge's sender tag, ``[user=Nick id=ID]`` (stores/quotes.py), as folded text.
+SENDER = re.compile(r"\[user=([^\]]*?) id=[^\]\s]+\]")
+WORD = re.compile(r"[^\W_]+")  # as query.py splits a query into words
+
+
+def scope_members(conn: sqlite3.Connection, rows: ScopeRows, filters: Filters) -> frozenset[str]:
+    """The words of the chat members' names in the scope's newest messages (their sender tags):
+    a group chat repeats them in every turn the bridge writes, so they are "common" there — yet a
+    question naming one asks about that member's turns (RANKING.member_names)."""
+    if not RANKING.member_names or not filters.session_ids or len(rows.ids) < RANKING.common_min_scope:
+        return frozenset()  # a smaller scope drops no word as common (_drop_common)
+    try:
+        return _scope_stats(conn, rows, filters).members
+    except sqlite3.OperationalError:
+        return frozenset()
 
 
 @dataclass
@@ -209,12 +230,14 @@ def select_terms(terms: Sequence[Term], df_of: Callable[[Term], int]) -> tuple[l
     return ([t for i, t in enumerate(terms) if i in keep], [t for i, t in enumerate(terms) if i not in keep])
 
 
-def _drop_common(terms: Sequence[Term], share: dict[Term, float], scope_size: int) -> tuple[list[Term], frozenset[str]]:
+def _drop_common(terms: Sequence[Term], share: dict[Term, float], scope_size: int,
+                 members: frozenset[str] = frozenset()) -> tuple[list[Term], frozenset[str]]:
     """Drop words found in more than ``common_share`` of the scope, unless the rest would find nothing
-    (or the scope is too small for "common" to mean anything)."""
+    (or the scope is too small for "common" to mean anything); a word of a member's name stays."""
     if scope_size < RANKING.common_min_scope:
         return list(terms), frozenset()
-    common = [t for t in terms if t.kind == "word" and share.get(t, 0.0) > RANKING.common_share]
+    common = [t for t in terms if t.kind == "word" and share.get(t, 0.0) > RANKING.common_share
+              and t.text not in members]
     kept = [t for t in terms if t not in common]
     if not any(share.get(t, 0.0) > 0 for t in kept):
         return list(terms), frozenset()
@@ -226,7 +249,8 @@ def _dropped(terms: Sequence[Term]) -> tuple[str, ...]:
 
 
 # -- the two paths -------------------------------------------------------------------------
-def _scan(conn, rows: ScopeRows, terms: list[Term], filters: Filters, limit: int) -> KeywordResult:
+def _scan(conn, rows: ScopeRows, terms: list[Term], filters: Filters, limit: int,
+          members: frozenset[str] = frozenset()) -> KeywordResult:
     """Score the scope's newest messages directly: small scopes, or no usable FTS. Only messages
     containing a term are read; document frequencies come from the window itself, or for a query
     of many terms from the scope's statistics (then only its rarest terms choose what is read)."""
@@ -242,7 +266,7 @@ def _scan(conn, rows: ScopeRows, terms: list[Term], filters: Filters, limit: int
         needles = _needles(_rarest(terms, stats.df_of, RANKING.scan_needle_terms))
         docs = _read(conn, window, filters, Matcher(terms), needles)
         share = {t: stats.share(t) for t in terms}
-    kept, common = _drop_common(terms, share, len(window))
+    kept, common = _drop_common(terms, share, len(window), members)
     weights = _scope_idf(kept, share, len(rows.ids))
     return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, frozenset(weights))
 
@@ -268,19 +292,21 @@ class FtsPlan:
     # the same terms over the same scope, else plans again.
     terms: tuple[Term, ...] = ()
     scope_size: int = -1
+    members: frozenset[str] = frozenset()
 
 
-def _fts_plan(conn, rows: ScopeRows, terms: list[Term], filters: Filters) -> FtsPlan:
+def _fts_plan(conn, rows: ScopeRows, terms: list[Term], filters: Filters,
+              members: frozenset[str] = frozenset()) -> FtsPlan:
     stats = _scope_stats(conn, rows, filters)
     searched, dropped = select_terms(terms, stats.df_of)
     share = {t: stats.share(t) for t in searched}
     size = len(rows.ids)
-    kept, common = _drop_common(searched, share, size)
-    return FtsPlan(stats, kept, dropped, common, _scope_idf(kept, share, size), tuple(terms), size)
+    kept, common = _drop_common(searched, share, size, members)
+    return FtsPlan(stats, kept, dropped, common, _scope_idf(kept, share, size), tuple(terms), size, members)
 
 
-def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters,
-                         rows: ScopeRows) -> tuple[frozenset[str], FtsPlan | None] | None:
+def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, rows: ScopeRows,
+                         members: frozenset[str] = frozenset()) -> tuple[frozenset[str], FtsPlan | None] | None:
     """The common words :func:`keyword_search` will most likely report for this query, from the
     scope's statistics (kept per scope), before the search runs: so the semantic side, which leaves
     them out of its query, can start beside it. Exact for a big scope (its statistics decide), whose
@@ -292,7 +318,7 @@ def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: 
         return None
     try:
         if len(rows.ids) > RANKING.scan_scope_max:
-            plan = _fts_plan(conn, rows, terms, filters)
+            plan = _fts_plan(conn, rows, terms, filters, members)
             return plan.common, plan
         stats = _scope_stats(conn, rows, filters)
     except sqlite3.OperationalError:
@@ -300,14 +326,14 @@ def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: 
     if len(terms) > RANKING.scan_needle_terms:
         terms, _ = select_terms(terms, stats.df_of)
     share = {t: stats.share(t) for t in terms}
-    return _drop_common(terms, share, len(rows.ids[-RANKING.recent_fallback:]))[1], None
+    return _drop_common(terms, share, len(rows.ids[-RANKING.recent_fallback:]), members)[1], None
 
 
 def _fts(conn, query: ParsedQuery, rows: ScopeRows, terms: list[Term], filters: Filters,
-         limit: int, plan: FtsPlan | None = None) -> KeywordResult:
+         limit: int, plan: FtsPlan | None = None, members: frozenset[str] = frozenset()) -> KeywordResult:
     scope_ids = rows.ids
-    if plan is None or plan.terms != tuple(terms) or plan.scope_size != len(scope_ids):
-        plan = _fts_plan(conn, rows, terms, filters)
+    if plan is None or plan.terms != tuple(terms) or plan.scope_size != len(scope_ids) or plan.members != members:
+        plan = _fts_plan(conn, rows, terms, filters, members)
     stats, kept, dropped, common, weights = plan.stats, plan.kept, plan.dropped, plan.common, plan.idf
     found_by = [p for p in probes.probes_of(query, kept) if not p.holds or set(p.holds) & set(weights)]
     cap = max(RANKING.min_per_probe, RANKING.rowid_budget // max(1, len(found_by)))
@@ -337,20 +363,22 @@ def _fts(conn, query: ParsedQuery, rows: ScopeRows, terms: list[Term], filters: 
 
 
 def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, rows: ScopeRows, *,
-                   limit: int = 50, plan: FtsPlan | None = None) -> KeywordResult:
+                   limit: int = 50, plan: FtsPlan | None = None,
+                   members: frozenset[str] = frozenset()) -> KeywordResult:
     """Best-first hits; ``rows``: the scope's text turns (sorted ids) and their memo; ``plan``:
-    what :func:`planned_common_words` planned for this query and scope, if it ran. Scopes up to
+    what :func:`planned_common_words` planned for this query and scope, if it ran; ``members``:
+    words never dropped as common (:func:`scope_members`). Scopes up to
     ``RANKING.scan_scope_max`` messages are scanned whole.
     """
     terms = list(query.terms)
     if not filters.session_ids or not terms or not len(rows.ids):
         return KeywordResult([])
     if len(rows.ids) <= RANKING.scan_scope_max:
-        return _scan(conn, rows, terms, filters, limit)
+        return _scan(conn, rows, terms, filters, limit, members)
     try:
-        return _fts(conn, query, rows, terms, filters, limit, plan)
+        return _fts(conn, query, rows, terms, filters, limit, plan, members)
     except sqlite3.OperationalError as exc:
         # A malformed MATCH or an FTS table this Hermes lacks must not cost the answer.
         log.info("FTS query failed (%s); scanning recent messages instead", exc)
-        return _scan(conn, rows, terms, filters, limit)
+        return _scan(conn, rows, terms, filters, limit, members)
 

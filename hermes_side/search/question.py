@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..scope.scope_map import ScopeMap
-from .keyword import Filters, KeywordResult, ScopeMemo, ScopeRows, keyword_search
+from .keyword import Filters, KeywordResult, ScopeMemo, ScopeRows, keyword_search, scope_members
 from .query import ParsedQuery, parse_query
 from .reader import ProfileReader, Scope
 from .relevance import script_of
@@ -64,6 +64,7 @@ class Question:
     rows: ScopeRows = field(default_factory=lambda: ScopeRows(array("q"), ScopeMemo()))
     filters: Filters = Filters(())  # the scope's sessions and the request's time bounds
     translate: Callable[[], Translation] = field(default=Translation, repr=False, compare=False)
+    members: frozenset[str] = frozenset()  # the words of the chat members' names (keyword.scope_members)
 
     @property
     def mode(self) -> str:
@@ -107,12 +108,13 @@ def ask(reader: ProfileReader, request: SearchRequest, query: ParsedQuery, scope
     """The question of one search in ``scope``: its rows read once, its translation weighed once."""
     rows = reader.scope_rows(scope)
     filters = Filters(scope.session_ids, after=request.after, before=request.before)
+    members = scope_members(reader.connection(), rows, filters)
     return Question(request, query, scope, rows, filters,
-                    lambda: _translation(reader, query, request.mode, filters, rows))
+                    lambda: _translation(reader, query, request.mode, filters, rows, members), members)
 
 
 def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: Filters,
-                 rows: ScopeRows) -> Translation:
+                 rows: ScopeRows, members: frozenset[str] = frozenset()) -> Translation:
     """The query's Chinese words translated (translate.py), each with the senses the scope's history
     holds: the translations are searched in the scope, and a sense the project holds beats one it
     does not (translate.weigh_senses) — searched again without the words only the senses it lacks
@@ -126,7 +128,7 @@ def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: 
 
     def found_by(english: ParsedQuery | None) -> KeywordResult | None:
         return None if english is None else keyword_search(reader.connection(), english, filters, rows,
-                                                           limit=RANKING.candidates)
+                                                           limit=RANKING.candidates, members=members)
 
     found = found_by(english_query(query, concepts))
     if found is not None and found.hits and RANKING.weigh_senses:

@@ -153,12 +153,12 @@ def gather(reader: ProfileReader, question: Question) -> Candidates:
         # In a big scope the scope's statistics name the common words the semantic query leaves
         # out before the keyword search runs: the model passes and the vector scan (outside the
         # GIL) then run beside it instead of after it.
-        planned = planned_common_words(reader.connection(), pq, question.filters, question.rows)
+        planned = planned_common_words(reader.connection(), pq, question.filters, question.rows, question.members)
         if planned is not None:
             early, plan = semantic_text(pq.text, planned[0]), planned[1]
             pending = threads.pool("semantic").submit(semantic_side, reader, early, scope)
     keyword = keyword_search(reader.connection(), pq, question.filters, question.rows, limit=RANKING.candidates,
-                             plan=plan)
+                             plan=plan, members=question.members)
     kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
     if mode in ("semantic", "hybrid"):
         text = semantic_text(pq.text, keyword.common_words)

@@ -46,6 +46,10 @@ class Ranking:
     # Not applied in scopes under ``common_min_scope`` messages, where a share says little.
     common_share: float = 0.10
     common_min_scope: int = 50
+    # A word of a chat member's name (the bridge's sender tags in the scope, keyword.scope_members)
+    # is never dropped as common: the tags repeat every name in 22–37 % of a group's rows, and
+    # "What did Ross want?" was searched without "Ross" (issue 36; benchmarks/README.md).
+    member_names: bool = True
 
     # ---- lists: translated keyword (translate.py) --------------------------------------------
     # A Chinese query's words searched as their English translations too, as a list of their own
