@@ -11,7 +11,7 @@ questions gained g and lost l by the variant, and the exact two-sided sign test 
 discordant pairs (``paired.sign_test``); p < 0.05 is beyond noise. A constant *earns its place*
 when removing it loses beyond noise on some set (the shipped value is better somewhere) and gains
 beyond noise on none; the table also says whether keeping it would *land* as a new change under
-the protocol (gains on ≥ 2 sets of ≥ 2 families, losses on none). Variants that only act on a
+the protocol (gains on ≥ 2 sets, losses on none). Variants that only act on a
 Chinese question skip the sets whose questions are English (identical there by construction).
 
 "Removed" means the simpler pipeline without the constant: the textbook value, no cap, no floor,

@@ -4,7 +4,7 @@ asked in each: LoCoMo (``en``, ``xl``, ``zh``, ``rev``, ``zhpool``, ``zhmix``, `
 
 A world is one home; a set is a list of questions asked in it. ``FAMILIES`` names the data each set
 comes from: two sets of one family share their conversations, so a change that moves both has
-moved one thing (the paired protocol, ``paired.py``, counts families).
+moved one thing (the paired protocol, ``paired.py``, says so beside its verdict).
 """
 
 from __future__ import annotations

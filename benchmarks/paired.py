@@ -16,9 +16,10 @@ for the set asked in another project), the questions the head gets right and the
 about the difference. The exact two-sided sign test on those discordant pairs: under "no
 difference" each is a coin toss, p = min(1, 2·P[Binomial(g + l, ½) ≤ min(g, l)]).
 
-**The rule.** A change *lands* (per method) when it gains beyond noise (p < 0.05) on at least two
-dev sets of at least two data families (``dev_worlds.FAMILIES``: sets of one family share their
-conversations) and loses beyond noise (p < 0.05, any metric) on none.
+**The rule** (issue 36's). A change *lands* (per method) when it gains beyond noise (p < 0.05) on at
+least two dev sets and loses beyond noise (p < 0.05, any metric) on none. The verdict says when
+the gains come from one data family (``dev_worlds.FAMILIES``): sets of one family share their
+conversations (friends and friends_shared are the same scenes), so their gains are not independent.
 """
 
 from __future__ import annotations
@@ -117,13 +118,14 @@ class Verdict:
 
     @property
     def lands(self) -> bool:
-        return not self.losses and len(self.gains) >= 2 and len(self.families) >= 2
+        return not self.losses and len(self.gains) >= 2
 
     def line(self, method: str) -> str:
         gained = ", ".join(f"{s} ({', '.join(c.metric for c in cs)})" for s, cs in self.gains.items()) or "none"
         lost = ", ".join(f"{s} ({', '.join(c.metric for c in cs)})" for s, cs in self.losses.items()) or "none"
         word = "LANDS" if self.lands else "does not land"
-        return f"{method}: {word} — gains beyond noise on {gained}; losses beyond noise on {lost}"
+        one = f" (gains from one data family, {next(iter(self.families))})" if len(self.families) == 1 else ""
+        return f"{method}: {word} — gains beyond noise on {gained}{one}; losses beyond noise on {lost}"
 
 
 def verdict(changes: list[Change], method: str) -> Verdict:

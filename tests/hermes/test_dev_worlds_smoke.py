@@ -28,6 +28,17 @@ def test_the_sign_test_is_exact():
     assert paired.sign_test(5, 5) == 1.0
 
 
+def test_a_change_lands_on_two_sets_beyond_noise_and_no_loss():
+    """Issue 36's rule: two dev sets, losses on none — one family's two sets count, with a caution."""
+    friends = [paired.Change(s, "keyword", "sess@1", 0.40, 0.45, 89, 23, 1182) for s in ("friends", "friends_shared")]
+    one_family = paired.verdict(friends, "keyword")
+    assert one_family.lands and "one data family, friendsqa" in one_family.line("keyword")
+    one_set = paired.verdict(friends[:1], "keyword")
+    assert not one_set.lands
+    lost = paired.verdict([*friends, paired.Change("mbcn", "keyword", "msg@5", 0.5, 0.4, 0, 10, 100)], "keyword")
+    assert not lost.lands
+
+
 @pytest.fixture(scope="module")
 def friends(tmp_path_factory):
     if not (friendsqa.default_data_dir() / "friendsqa_dev.json").is_file():
