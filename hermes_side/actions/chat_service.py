@@ -25,7 +25,7 @@ def _projects(home: Path) -> list[dict[str, Any]]:
         return hermes_db.load_projects(home)
     except hermes_db.Unavailable as exc:
         log.warning("project-history-recall: %s (%s)", exc, exc.detail)
-        raise SearchError(str(exc), exc.code) from None
+        raise  # the store fault itself: it names the file and the recovery
 
 
 def resolve_project_ref(home: Path, ref: str) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from ..search.chat_facing import chat_facing, without_paths
 from ..search.engine import engine_for
 from ..search.reader import reader_for
 from ..search.request import parse_search_args
-from ..stores import bindings, hermes_db
+from ..stores import bindings, faults, hermes_db
 from .access import Access
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,8 @@ ERRORS: dict[str, tuple[int, str | None]] = {
     "folder_missing": (409, "the project's folder is missing on the Hermes machine; ask the operator"),
     "query_too_long": (413, None), "body_too_large": (413, None),
     "no_db": (503, "this Hermes profile has no conversations yet"),
-    "unavailable": (503, "the project list cannot be read right now; ask the operator"),
+    # A file that cannot be used: its sentence names the file and the cause, never a path (faults.py).
+    "unavailable": (503, None),
     "config_unreadable": (503, "this Hermes profile's configuration cannot be read; ask the operator"),
     "busy": (503, None),
     "backend_unsupported": (503, "this Hermes keeps its sessions in a database recall does not read yet; "
@@ -125,7 +126,7 @@ def create_app(launch_home: Path, api_key: str, share_key_with: Iterable[str] = 
 
     app.include_router(router)
     app.include_router(router, prefix="/p/{profile}")
-    _error_handlers(app)
+    _error_handlers(app, access.launch.home)
 
     app.add_middleware(RequestLine)
     return app
@@ -362,7 +363,7 @@ def _forget(home: Path, body: dict[str, Any]) -> dict[str, Any]:
     return {"success": True, **result}
 
 
-def _error_handlers(app: FastAPI) -> None:
+def _error_handlers(app: FastAPI, launch_home: Path) -> None:
     def reply(status: int, message: str, code: str) -> JSONResponse:
         return JSONResponse({"success": False, "error": message, "code": code}, status_code=status)
 
@@ -370,8 +371,10 @@ def _error_handlers(app: FastAPI) -> None:
     async def _recall(_: Request, exc: RecallError) -> JSONResponse:
         # Fail closed: an unreadable projects.db or bindings.db is an error (503), never "nothing".
         status, fixed = ERRORS.get(exc.code, (400, None))
-        if fixed is not None or exc.detail:
+        if fixed is not None or exc.detail or status >= 500:
             log.warning("recall API answered %s: %s%s", exc.code, exc, f" ({exc.detail})" if exc.detail else "")
+        if exc.code == "unavailable":
+            fixed = f"{exc}; ask the operator"
         return reply(status, fixed or str(exc), exc.code)
 
     @app.exception_handler(TimeoutError)
@@ -387,6 +390,14 @@ def _error_handlers(app: FastAPI) -> None:
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = "not_found" if exc.status_code == 404 else "bad_request"
         return reply(exc.status_code, str(exc.detail), code)
+
+    @app.exception_handler(sqlite3.Error)
+    @app.exception_handler(OSError)
+    async def _file_fault(request: Request, exc: Exception) -> JSONResponse:
+        # A file fault no store guard named (Hermes' own writes, a folder): still a reason, not a 500.
+        fault = faults.unattributed(exc, launch_home)
+        log.warning("recall API answered unavailable: %s (%s)", fault, fault.detail, exc_info=exc)
+        return reply(503, f"{fault}; ask the operator", "unavailable")
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import store
+from . import runlock, store
 from .indexer import build_index
 from .settings import EmbeddingSettings
 
@@ -55,9 +55,21 @@ def wait_for_catch_up(home: Path, timeout: float | None = None) -> bool:
     return True
 
 
+class _OperatorWaits:
+    """The catch-up's stop signal: a ``hermes recall index`` waits for the lock (runlock.py). The
+    indexer asks after each batch; the operator's run then does this work and the rest."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+
+    def is_set(self) -> bool:
+        return runlock.operator_waiting(self.home)
+
+
 def _run(home: Path, settings: EmbeddingSettings) -> None:
     try:
-        stats = build_index(home, settings, limit=CATCH_UP_LIMIT, reconcile=_reconcile_due(home))
+        stats = build_index(home, settings, limit=CATCH_UP_LIMIT, reconcile=_reconcile_due(home),
+                            kind=runlock.CATCH_UP, stop_event=_OperatorWaits(home))
         log.debug("background catch-up %s: %d chunks in %.1fs", stats.status, stats.chunks_embedded, stats.seconds)
     except Exception:  # a background helper must never take the host process down
         log.exception("background embedding catch-up failed")

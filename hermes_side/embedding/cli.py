@@ -13,12 +13,13 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from ..console import EXIT_CONSENT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, fail
 from ..host.profile import current_profile
+from . import runlock
 from .consent import ALL_PROJECTS, consent_state, read_consent, record_consent, revoke_consent
 from .settings import EmbeddingSettings, SettingsError, load_settings
 
@@ -96,10 +97,47 @@ def run_index(args: argparse.Namespace, *, projects_provider: ProjectsProvider |
     from .indexer import build_index
 
     stop = threading.Event()
-    with _progress_bar() as update, _stop_on_sigint(stop):
-        stats = build_index(home, settings, session_ids=session_ids, projects=projects, profile=profile,
-                            progress=update, stop_event=stop, rebuild=getattr(args, "rebuild", False))
+    with _progress_bar() as update, _stop_on_sigint(stop), ExitStack() as waiting:
+        asked = False
+        while True:
+            stats = build_index(home, settings, session_ids=session_ids, projects=projects, profile=profile,
+                                progress=update, stop_event=stop, rebuild=getattr(args, "rebuild", False))
+            if stats.status != "busy":
+                break
+            if not asked:  # from now on a catch-up that starts meanwhile stops after its first batch
+                waiting.enter_context(runlock.asking_turn(home))
+                asked = True
+            _take_over(home, update, stop)
     _report(stats)
+
+
+CATCH_UP_WAIT = 600.0  # seconds to wait for a background catch-up to stop after its batch
+
+
+def _take_over(home: Path, update: Callable[[IndexProgress], None], stop: threading.Event) -> None:
+    """The lock is held. A background catch-up (asked by ``runlock.asking_turn`` to stop after its
+    current batch) is waited for, its progress on the bar; then the caller runs again. Another
+    ``hermes recall index`` is not interrupted: the operator is told what runs, since when and how
+    far (``error:``, exit 1)."""
+    from .indexer import IndexProgress
+
+    run = runlock.current_run(home)
+    if run is None:
+        return  # it finished between the two looks
+    if run.get("kind") != runlock.CATCH_UP:
+        _fail(f"{runlock.describe(run)} is indexing this profile; it does this work already. Wait for it to "
+              "finish (`hermes recall status` shows it), or stop it and run this again", EXIT_FAILED)
+    print(f"{runlock.describe(run).capitalize()} is indexing; it stops after its current batch and this run "
+          "goes on from there.", file=sys.stderr)
+
+    def show(holder: dict) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        update(IndexProgress(int(holder.get("done") or 0), holder.get("total"), 0, 0))
+
+    if not runlock.wait_for_turn(home, CATCH_UP_WAIT, show):
+        _fail(f"{runlock.describe(runlock.current_run(home))} did not stop within {CATCH_UP_WAIT:.0f}s; "
+              "run this again later", EXIT_FAILED)
 
 
 @contextmanager
@@ -154,8 +192,6 @@ def _report(stats: IndexStats) -> None:
         _fail(stats.detail, EXIT_CONSENT)
     elif stats.status == "corrupt":
         _fail(f"the embedding index is damaged: {stats.detail}", EXIT_FAILED)
-    elif stats.status == "busy":
-        _fail("another index run is in progress for this profile; try again when it finishes", EXIT_FAILED)
     else:
         _fail(f"indexing failed: {stats.detail}; finished batches are saved, run again to resume", EXIT_FAILED)
 

@@ -25,16 +25,17 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
-from ..stores import hermes_db
+from ..stores import faults, hermes_db
 from ..stores.messages import is_summary_text, message_text
-from . import history, store
+from . import damage, history, store
 from .chunking import Chunk, chunk_text
 from .consent import ALL_PROJECTS, consent_state
 from .providers import Embedder, ProviderError, make_embedder
-from .runlock import RunBusy, hold_run
+from .runlock import Run, RunBusy, hold_run
 from .settings import EmbeddingSettings
 from .vectors import encode
 
@@ -42,6 +43,12 @@ log = logging.getLogger(__name__)
 
 _GROUP = 64  # messages per existing-hash lookup
 _MAX_BATCH_MESSAGES = 512  # flush even when every chunk was skipped, so markers keep moving
+
+
+class StopSignal(Protocol):
+    """What a run asks after each batch: a ``threading.Event``, or the catch-up's "an operator waits"."""
+
+    def is_set(self) -> bool: ...
 
 
 @dataclass
@@ -104,16 +111,18 @@ def build_index(
     projects: Iterable[str] = (),
     profile: str | None = None,
     progress: Callable[[IndexProgress], None] | None = None,
-    stop_event: threading.Event | None = None,
+    stop_event: StopSignal | None = None,
     embedder: Embedder | None = None,
     limit: int | None = None,
     reconcile: bool = True,
     rebuild: bool = False,
+    kind: str = "index",
 ) -> IndexStats:
     """Index eligible messages (all sessions, or ``session_ids`` belonging to ``projects``).
 
     Never raises for expected conditions; the outcome is ``IndexStats.status``. A remote
-    provider is not contacted unless ``consent.json`` covers it and the projects.
+    provider is not contacted unless ``consent.json`` covers it and the projects. ``kind`` names
+    the run for whoever waits for it (``runlock.describe``).
     """
     home = Path(home)
     embedder = embedder or make_embedder(home, settings)
@@ -127,21 +136,46 @@ def build_index(
     scope = None if session_ids is None else sorted(set(session_ids))
     started = time.monotonic()
     try:
-        with hold_run(home, embedder.fingerprint, scope):
-            _Run(home, settings, embedder, scope, stats).execute(progress, stop_event, limit, reconcile, rebuild)
+        if not rebuild and (known := damage.seen(store.store_path(home))):
+            raise store.StoreCorrupt(known)  # never write into a file a reader found damaged
+        with hold_run(home, embedder.fingerprint, scope, kind=kind) as run:
+            _Run(home, settings, embedder, scope, stats).execute(_published(run, progress), stop_event, limit,
+                                                                 reconcile, rebuild)
     except RunBusy as exc:
         stats.status, stats.detail = "busy", str(exc)
     except (ProviderError, hermes_db.NoDatabase, store.DimensionMismatch) as exc:
         stats.status, stats.detail = "unavailable", str(exc)
     except store.StoreCorrupt as exc:
         stats.status, stats.detail = "corrupt", str(exc)
-    except sqlite3.DatabaseError as exc:
-        if not store.is_corruption(exc):
-            raise
-        stats.status = "corrupt"
-        stats.detail = f"{store.STORE_FILE} is damaged ({exc}); run `hermes recall index --rebuild`"
+    except (sqlite3.DatabaseError, OSError, hermes_db.Unavailable) as exc:
+        stats.status, stats.detail = _stopped_by(home, exc)
     stats.seconds = time.monotonic() - started
     return stats
+
+
+def _stopped_by(home: Path, exc: BaseException) -> tuple[str, str]:
+    """(status, detail) of a run a file stopped: embeddings.db damaged (checked, not guessed: the
+    error may be state.db's), or the disk, a lock, another store — each with its file and its fix.
+    Every batch written before it is kept."""
+    db = store.store_path(home)
+    if faults.is_corruption(exc):
+        known = damage.confirm(db, exc)
+        return ("corrupt", known) if known else ("unavailable", f"a database this run reads is damaged ({exc})")
+    if isinstance(exc, hermes_db.Unavailable):
+        fault = exc
+    else:
+        fault = faults.of(db, exc, writing=True) if isinstance(exc, sqlite3.Error) else faults.unattributed(exc, home)
+    return "unavailable", f"{fault}; {fault.recovery}" if isinstance(fault, faults.StoreFault) else str(fault)
+
+
+def _published(run: Run, progress: Callable[[IndexProgress], None] | None) -> Callable[[IndexProgress], None]:
+    """The caller's progress callback, and the run's note for whoever waits for it."""
+    def both(p: IndexProgress) -> None:
+        run.progress(p.messages_done, p.messages_total)
+        if progress is not None:
+            progress(p)
+
+    return both
 
 
 class _Run:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..stores import hermes_db
-from . import history, runlock, store
+from . import damage, history, runlock, store
 from .consent import consent_state
 from .coverage import open_store_if_exists, scope_counts
 from .providers import fingerprint_for
@@ -43,8 +44,12 @@ def index_status(
     except hermes_db.NoDatabase as exc:
         return {**out, "error": str(exc)}
     try:
+        # quick_check (once per version of the file): a damaged index is said here and, through the
+        # note it leaves, by every search — not only by the counts that happen to read its bad pages.
+        if known := damage.check(store.store_path(Path(home))):
+            raise store.StoreCorrupt(known)
         db = open_store_if_exists(Path(home))
-    except store.StoreCorrupt as exc:
+    except (store.StoreCorrupt, hermes_db.Unavailable) as exc:
         state.close()
         return {**out, "error": str(exc)}
     try:
@@ -57,6 +62,8 @@ def index_status(
                 "pending_sessions": counts.pending_sessions, "consent": consent,
                 "state": _state(settings, consent, counts.pending_sessions, run, fingerprint, session_ids),
             }
+    except sqlite3.DatabaseError as exc:
+        return {**out, "error": damage.confirm(store.store_path(Path(home)), exc) or f"index status failed ({exc})"}
     finally:
         state.close()
         if db is not None:

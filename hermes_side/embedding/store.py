@@ -32,7 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..host.profile import profile_at
+from ..stores import faults
+from ..stores.faults import is_corruption
 from ..stores.migrations import migrate
+from . import damage
 
 log = logging.getLogger(__name__)
 STORE_FILE = "embeddings.db"
@@ -85,15 +88,6 @@ class StoreCorrupt(Exception):
     """embeddings.db is damaged; ``hermes recall index --rebuild`` moves it aside and starts over."""
 
 
-def is_corruption(exc: BaseException) -> bool:
-    """SQLite's "not a database" and "disk image is malformed" (not "locked" or "busy")."""
-    if not isinstance(exc, sqlite3.DatabaseError):
-        return False
-    name = getattr(exc, "sqlite_errorname", "")
-    text = str(exc)
-    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in text or "not a database" in text
-
-
 class DimensionMismatch(ValueError):
     """A fingerprint's vectors changed size: the model behind a remote name was swapped."""
 
@@ -126,7 +120,7 @@ def connect(home: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         conn.close()
         if is_corruption(exc):
-            raise StoreCorrupt(f"{path.name} is damaged ({exc}); run `hermes recall index --rebuild`") from None
+            raise StoreCorrupt(damage.record(path, str(exc))) from None
         raise
     except BaseException:
         conn.close()
@@ -134,21 +128,19 @@ def connect(home: Path) -> sqlite3.Connection:
     return conn
 
 
+def unreadable(path: Path, exc: BaseException, *, writing: bool = False) -> Exception:
+    """The error of a failed read (or write) of embeddings.db: its damage (noted for every reader,
+    ``damage.py``) or what else is wrong with it (``faults.py``: the disk, a lock)."""
+    if is_corruption(exc):
+        return StoreCorrupt(damage.record(path, str(exc)))
+    return faults.of(path, exc, writing=writing)
+
+
 def check(home: Path) -> None:
     """Raise :class:`StoreCorrupt` unless embeddings.db (if any) passes SQLite's quick check."""
-    if not store_path(home).exists():
-        return
-    conn = connect(home)
-    try:
-        result = conn.execute("PRAGMA quick_check").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        if not is_corruption(exc):
-            raise
-        result = str(exc)
-    finally:
-        conn.close()
-    if result != "ok":
-        raise StoreCorrupt(f"{STORE_FILE} is damaged ({result}); run `hermes recall index --rebuild`")
+    detail = damage.check(store_path(home))
+    if detail:
+        raise StoreCorrupt(detail)
 
 
 def move_aside(home: Path) -> Path:
@@ -160,6 +152,7 @@ def move_aside(home: Path) -> Path:
         src = path.with_name(path.name + suffix)
         if src.exists():
             os.replace(src, aside.with_name(aside.name + suffix))
+    damage.clear(path)
     log.warning("moved the damaged embedding index aside to %s", aside.name)
     return aside
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import store
+from . import damage, store
 from .terms import TermIndex
 
 # Rows converted to float32 and scored at once: a 1.5 MB block stays in cache.
@@ -83,6 +83,7 @@ class VectorIndex:
         self.scope: frozenset[str] | None = None if sessions is None else frozenset(sessions)
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None
         self._data_version: int | None = None
         self._generation: int | None = None
         self._reset(0)
@@ -112,33 +113,47 @@ class VectorIndex:
         """Bring the matrix up to date with embeddings.db (cheap when nothing changed); ``sessions``:
         the scope as it is now, whose sessions not read yet are read (a new conversation)."""
         with self._lock:
-            conn = self._connection()
-            version = conn.execute("PRAGMA data_version").fetchone()[0]
-            joined = frozenset() if self.scope is None or sessions is None else frozenset(sessions) - self.scope
-            if version == self._data_version and self._generation is not None and not joined:
-                return
-            conn.execute("BEGIN")
             try:
-                gen = store.generation(conn)
-                whole = gen != self._generation
-                if whole:
-                    if self.scope is not None and sessions is not None:
-                        self.scope = frozenset(sessions)  # sessions moved away are not read again
-                    self._reset(store.count_chunks(conn, self.fingerprint, self.scope),
-                                store.model_dim(conn, self.fingerprint) or 0)
-                elif joined:
-                    self._load(store.chunks_upto(conn, self.fingerprint, self.last_chunk_id, joined))
-                    self.scope = self.scope | joined
-                self._load(store.chunks_after(conn, self.fingerprint, self.last_chunk_id, self.scope))
-                self.terms.settle(whole)
-                self._generation = gen
-                self._data_version = version
-            finally:
-                conn.execute("COMMIT")
+                self._refresh(sessions)
+            except sqlite3.DatabaseError as exc:
+                self._generation = None  # whatever was read before the error is read again next time
+                raise store.unreadable(self.db_path, exc) from exc
+
+    def _refresh(self, sessions: Iterable[str] | None) -> None:
+        conn = self._connection()
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        joined = frozenset() if self.scope is None or sessions is None else frozenset(sessions) - self.scope
+        if version == self._data_version and self._generation is not None and not joined:
+            return
+        conn.execute("BEGIN")
+        try:
+            gen = store.generation(conn)
+            whole = gen != self._generation
+            if whole:
+                if self.scope is not None and sessions is not None:
+                    self.scope = frozenset(sessions)  # sessions moved away are not read again
+                self._reset(store.count_chunks(conn, self.fingerprint, self.scope),
+                            store.model_dim(conn, self.fingerprint) or 0)
+            elif joined:
+                self._load(store.chunks_upto(conn, self.fingerprint, self.last_chunk_id, joined))
+                self.scope = self.scope | joined
+            self._load(store.chunks_after(conn, self.fingerprint, self.last_chunk_id, self.scope))
+            self.terms.settle(whole)
+            self._generation = gen
+            self._data_version = version
+        finally:
+            conn.execute("COMMIT")
 
     def _connection(self) -> sqlite3.Connection:
+        """The open connection while it reads the file now at ``db_path``: after ``--rebuild`` moved
+        the old one aside (or a restore replaced it), read the new file from scratch."""
+        identity = damage.identity(self.db_path)
+        if self._conn is not None and identity != self._identity:
+            self._conn.close()
+            self._conn, self._generation = None, None
         if self._conn is None:
             self._conn = sqlite3.connect(self.db_path, timeout=10, isolation_level=None, check_same_thread=False)
+            self._identity = identity
         return self._conn
 
     def _load(self, cursor) -> None:

@@ -47,7 +47,7 @@ def check_recall_on(home: Path, chat: str | None) -> None:
         off = chat in forgotten.load(home).off_chats()
     except hermes_db.Unavailable as exc:
         log.warning("project-history-recall: %s (%s)", exc, exc.detail)
-        raise SearchError(str(exc), exc.code) from None
+        raise  # the store fault itself: it names the file and the recovery
     if off:
         raise SearchError(RECALL_OFF_TEXT, RECALL_OFF)
 
@@ -217,7 +217,7 @@ class ProfileReader:
                     forgotten.prepare(conn, self.home)  # what was forgotten since the last lease
                 except hermes_db.Unavailable as exc:
                     log.warning("project-history-recall: %s (%s)", exc, exc.detail)
-                    raise SearchError(str(exc), exc.code) from None
+                    raise  # the store fault itself: it names the file and the recovery
                 yield conn
             finally:
                 self._local.conn = None
@@ -231,7 +231,7 @@ class ProfileReader:
                 return self.scopes.get(conn)
             except hermes_db.Unavailable as exc:
                 log.warning("project-history-recall: %s (%s)", exc, exc.detail)
-                raise SearchError(str(exc), exc.code) from None
+                raise  # the store fault itself: it names the file and the recovery
             except sqlite3.OperationalError:
                 # Another Hermes component can create state.db before SessionDB adds its tables.
                 if not hermes_db.has_sessions_table(conn):

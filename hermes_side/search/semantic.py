@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..embedding import catchup, history, runlock, store
+from ..embedding import catchup, damage, history, runlock, store
 from ..embedding.consent import consent_state
 from ..embedding.coverage import open_store_if_exists, pending_sessions
 from ..embedding.providers import ProviderError, make_embedder
@@ -115,8 +116,12 @@ def semantic_search(
     try:
         return _search(Path(home), query, scope, top_k, profile, list(projects), catch_up, settings,
                        (place[0], list(place[1])))
-    except (SettingsError, ProviderError, hermes_db.NoDatabase) as exc:
-        return SemanticHits("unavailable", [], str(exc))
+    except (SettingsError, ProviderError, hermes_db.NoDatabase, hermes_db.Unavailable, store.StoreCorrupt) as exc:
+        return SemanticHits("unavailable", [], str(exc))  # a damaged index or a full disk: its file and the fix
+    except sqlite3.DatabaseError as exc:  # met while reading the index and history together: which one?
+        log.warning("semantic search failed", exc_info=True)
+        known = damage.confirm(store.store_path(home), exc)
+        return SemanticHits("unavailable", [], known or f"semantic search failed ({exc})")
     except Exception as exc:  # the keyword half must still answer; log for the operator
         log.warning("semantic search failed", exc_info=True)
         return SemanticHits("unavailable", [], f"semantic search failed ({exc.__class__.__name__})")
@@ -129,6 +134,8 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str |
         return SemanticHits("disabled", [], "embedding.enabled is false")
     if settings.remote and consent_state(home, settings, profile, projects) != "granted":
         return SemanticHits("consent_required", [], f"semantic search would send text to {settings.endpoint}")
+    if known := damage.seen(store.store_path(home)):  # a reader met damage in this file: no ranking by it
+        return SemanticHits("unavailable", [], known)
     embedder = make_embedder(home, settings)
     # The local model loads and embeds its small talk (once per process) while the scope's vectors
     # are read: a first search pays for the longer of the two, not both. A remote provider is sent

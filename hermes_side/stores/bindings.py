@@ -18,7 +18,7 @@ from typing import Any
 
 from ..host import locks
 from ..host.profile import profile_at
-from . import hermes_db
+from . import faults, hermes_db, ledger
 from .migrations import migrate
 
 # Numbered, append-only (stores/migrations.py); never edit one that shipped, add the next.
@@ -43,6 +43,9 @@ MIGRATIONS: tuple[str, ...] = (
 LOCK_WAIT = 30.0  # seconds a placement or a /move waits for another one on the same chat
 
 
+STORE = "bindings.db"
+
+
 def plugin_dir(home: Path) -> Path:
     return profile_at(home).plugin_dir
 
@@ -52,25 +55,47 @@ def bindings_path(home: Path) -> Path:
 
 
 def connect(home: Path) -> sqlite3.Connection:
+    """bindings.db for writing (created and migrated). A store the ledger says existed is never
+    created again empty, nor an older copy written to (``ledger.vouch``)."""
+    ledger.vouch(home, STORE)
     path = bindings_path(home)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, timeout=10, isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        migrate(conn, MIGRATIONS)
-    except BaseException:
-        conn.close()
-        raise
+    with faults.guard(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=10, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            migrate(conn, MIGRATIONS)
+        except BaseException:
+            conn.close()
+            raise
     return conn
 
 
+@contextmanager
+def _writing(home: Path) -> Iterator[sqlite3.Connection]:
+    """One write: its faults name bindings.db, and the ledger notes what the store holds after it."""
+    with faults.guard(bindings_path(home)), closing(connect(home)) as conn:
+        yield conn
+    ledger.note(home, STORE)
+
+
 def _read(home: Path, sql: str, params: tuple) -> list[sqlite3.Row]:
-    """Readers never create the store: no bindings.db yet means no binding and no sessions."""
-    if not bindings_path(home).exists():
+    """Read-only, vouched for by the ledger: no bindings.db yet means no binding and no sessions;
+    one that is missing, damaged or older than the ledger says is a ``StoreFault``."""
+    path = bindings_path(home)
+    if ledger.vouch(home, STORE) is None:
         return []
-    with closing(connect(home)) as conn:
-        return conn.execute(sql, params).fetchall()
+    with faults.guard(path, writing=False):
+        conn = hermes_db.connect_ro(path)
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            return []  # a store of an older version that lacks the table: nothing recorded in it
+        finally:
+            conn.close()
 
 
 def get_binding(home: Path, chat: str) -> dict[str, Any]:
@@ -85,20 +110,20 @@ def set_binding(home: Path, chat: str, project_id: str | None, *, only_if_unset:
     """Bind ``chat`` to ``project_id`` (``None`` = Home). Returns the binding now in force."""
     state = "bound" if project_id else "home"
     verb = "INSERT OR IGNORE" if only_if_unset else "INSERT OR REPLACE"
-    with closing(connect(home)) as conn:
+    with _writing(home) as conn:
         conn.execute(f"{verb} INTO bindings (chat, state, project_id, updated_at) VALUES (?, ?, ?, ?)",
                      (chat, state, project_id, time.time()))
     return get_binding(home, chat)
 
 
 def clear_binding(home: Path, chat: str) -> dict[str, Any]:
-    with closing(connect(home)) as conn:
+    with _writing(home) as conn:
         conn.execute("DELETE FROM bindings WHERE chat = ?", (chat,))
     return get_binding(home, chat)
 
 
 def record_session(home: Path, chat: str, session_id: str) -> None:
-    with closing(connect(home)) as conn:
+    with _writing(home) as conn:
         conn.execute("INSERT OR IGNORE INTO chat_sessions (session_id, chat, first_seen) VALUES (?, ?, ?)",
                      (session_id, chat, time.time()))
 
@@ -110,18 +135,16 @@ def sessions_for_chat(home: Path, chat: str) -> list[str]:
 
 def all_bindings(home: Path) -> list[dict[str, Any]]:
     """Every chat that was ever linked (``bound`` or ``home``), ordered by chat name."""
-    with closing(connect(home)) as conn:
-        rows = conn.execute("SELECT chat, state, project_id, updated_at FROM bindings ORDER BY chat").fetchall()
-    return [dict(r) for r in rows]
+    return [dict(r) for r in _read(home, "SELECT chat, state, project_id, updated_at FROM bindings ORDER BY chat", ())]
 
 
 def load_all(home: Path) -> tuple[dict[str, str | None], dict[str, str]]:
     """Every binding (chat → project id, ``None`` for Home) and every recorded session (session
     id → chat), read-only: a search must not create the store. Unreadable → ``Unavailable``."""
     path = bindings_path(home)
-    if not path.exists():
+    if ledger.vouch(home, STORE) is None:
         return {}, {}
-    try:
+    with faults.guard(path, writing=False):
         conn = hermes_db.connect_ro(path)
         try:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -132,10 +155,6 @@ def load_all(home: Path) -> tuple[dict[str, str | None], dict[str, str]]:
                     if "chat_sessions" in tables else {})
         finally:
             conn.close()
-    except hermes_db.NoDatabase:
-        return {}, {}
-    except (sqlite3.DatabaseError, OSError) as exc:
-        raise hermes_db.Unavailable("the chat bindings cannot be read right now", f"{path}: {exc}") from None
     return bound, seen
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..host.profile import profile_at
-from . import hermes_db
+from . import faults, hermes_db, ledger
 from .bindings import sessions_for_chat
 from .messages import FORGOTTEN_TABLE
 from .migrations import migrate
@@ -74,6 +74,8 @@ _MIGRATIONS: tuple[str, ...] = (
     "ALTER TABLE receipts ADD COLUMN copies INTEGER NOT NULL DEFAULT 0",
 )
 
+STORE = "forgotten.db"
+
 
 def store_path(home: Path) -> Path:
     return profile_at(home).forgotten_db
@@ -81,6 +83,7 @@ def store_path(home: Path) -> Path:
 
 def connect(home: Path) -> sqlite3.Connection:
     """Open (creating and migrating) forgotten.db for writing."""
+    ledger.vouch(home, STORE)  # never recreate a store the ledger says existed, nor write to an older copy
     path = store_path(home)
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
@@ -136,6 +139,7 @@ def load(home: Path) -> Record:
         cached = _cache.get(key)
     if cached is not None and cached.fingerprint == fp:
         return cached
+    ledger.vouch(home, STORE)  # missing, emptied or older than the ledger says: fails closed
     if not path.exists():
         record = Record(fp)
     else:
@@ -155,8 +159,7 @@ def load(home: Path) -> Record:
         except hermes_db.NoDatabase:
             record = Record(fp)
         except (sqlite3.DatabaseError, OSError, ValueError) as exc:
-            raise hermes_db.Unavailable("the record of forgotten history cannot be read right now",
-                                        f"{path}: {exc}") from None
+            raise faults.of(path, exc, writing=False) from None
     with _cache_lock:
         _cache[key] = record
     return record
@@ -271,7 +274,7 @@ def _audit(conn: sqlite3.Connection, entry: Entry, now: float) -> None:
 def forget_messages(home: Path, messages: Sequence[tuple[int, str]], entry: Entry) -> str:
     """Record ``(message_id, session_id)`` pairs as forgotten under a new receipt; returns it."""
     now = time.time()
-    with closing(connect(home)) as conn:
+    with faults.guard(store_path(home)), closing(connect(home)) as conn:
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.executemany("INSERT OR IGNORE INTO forgotten (message_id, session_id, receipt, forgotten_at)"
@@ -281,6 +284,7 @@ def forget_messages(home: Path, messages: Sequence[tuple[int, str]], entry: Entr
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+    ledger.note(home, STORE)
     return entry.receipt
 
 
@@ -289,7 +293,7 @@ def set_rule(home: Path, kind: str, chat: str, user_id: str, patterns: Sequence[
     """Start (``active``) or end the open rule of (kind, chat, user). Returns whether anything
     changed; the audit trail records either way (an admin's repeated /recall-off is still asked)."""
     now = time.time()
-    with closing(connect(home)) as conn:
+    with faults.guard(store_path(home)), closing(connect(home)) as conn:
         conn.execute("BEGIN IMMEDIATE")
         try:
             open_rule = conn.execute("SELECT id FROM rules WHERE kind = ? AND chat = ? AND user_id = ?"
@@ -308,11 +312,13 @@ def set_rule(home: Path, kind: str, chat: str, user_id: str, patterns: Sequence[
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+    ledger.note(home, STORE)
     return changed
 
 
 def audit_log(home: Path, limit: int = 200) -> list[dict[str, Any]]:
     """The newest receipts first (no store yet: none)."""
+    ledger.vouch(home, STORE)
     path = store_path(home)
     if not path.exists():
         return []

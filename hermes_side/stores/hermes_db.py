@@ -171,7 +171,9 @@ def load_projects(home: Path) -> list[dict[str, Any]]:
     except NoDatabase:  # removed between the check and the open
         return []
     except (sqlite3.DatabaseError, OSError) as exc:
-        raise Unavailable("the project list cannot be read right now", f"{path}: {exc}") from None
+        from .faults import of  # faults builds on this module's Unavailable
+
+        raise of(path, exc, writing=False) from None
 
 
 def file_fingerprint(path: Path) -> tuple:

@@ -327,7 +327,8 @@ class TestFailClosed:
         finally:
             path.write_bytes(good)
         assert status["seal"] == before and status["projects"] == []
-        assert status["projects_unavailable"] == "the project list cannot be read right now"
+        assert status["projects_unavailable"].startswith("the project list (projects.db) cannot be read: "
+                                                         "the file is damaged")
         assert str(w.home) not in str(status["projects_unavailable"])
         assert "cannot be read" in render_status(status) and "No projects yet" not in render_status(status)
 
