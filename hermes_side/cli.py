@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import logging
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -164,6 +166,10 @@ def _register_optional() -> None:
 
     SUBCOMMANDS["forget"] = ("take a session, a span or a member's turns out of recall (dry run without --apply)",
                              forget_cli.setup_forget, forget_cli.run_forget)
+    from .actions import repair
+
+    SUBCOMMANDS["repair"] = ("what is wrong with recall's own files, and put a damaged or missing store back in "
+                             "service (dry run without --apply)", repair.setup_repair, repair.run_repair)
     from . import demo
 
     SUBCOMMANDS["demo"] = ("index and search this profile (or a demo history) with the local model",
@@ -211,7 +217,29 @@ def run_recall_command(args: argparse.Namespace) -> None:
     if func is None:
         print("usage: hermes recall {" + ",".join(SUBCOMMANDS) + "} ...", file=sys.stderr)
         sys.exit(2)
-    func(args)
+    # A full disk: Hermes' own log file cannot be written either, and the logging module would print
+    # a traceback over the answer for every line; the command's own error: line says what is wrong.
+    logging.raiseExceptions = False
+    try:
+        func(args)
+    except BrokenPipeError:  # `hermes recall … | head`: the reader left, nothing to say
+        raise
+    except (RecallError, sqlite3.Error, OSError) as exc:
+        wrong_request = isinstance(exc, RecallError) and exc.code not in FAILURES
+        fail(file_error(exc), EXIT_USAGE if wrong_request else EXIT_FAILED)
+
+
+def file_error(exc: BaseException) -> str:
+    """A known fault that reached the top of a command: the file, the cause and the fix, on one
+    ``error:`` line (exit 1) — never a traceback. Commands answer their own errors first."""
+    from .stores import faults
+
+    if isinstance(exc, TimeoutError):
+        return f"{exc}; try again in a moment"
+    if not isinstance(exc, RecallError):
+        exc = faults.unattributed(exc, _home())
+    recovery = getattr(exc, "recovery", "")
+    return f"{exc}; {recovery}" if recovery else str(exc)
 
 
 def main(argv: list[str] | None = None) -> None:

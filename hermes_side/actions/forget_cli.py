@@ -105,6 +105,6 @@ def run_forget(args: argparse.Namespace) -> None:
         result = (forget.apply(home, plan, actor=f"operator:{getpass.getuser()}", surface="cli")
                   if args.apply else forget.dry_run(plan))
     except (RequestError, SearchError, hermes_db.Unavailable) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        print(f"error: {exc}{'; ' + exc.recovery if hasattr(exc, 'recovery') else ''}", file=sys.stderr)
+        sys.exit(1 if exc.code in ("unavailable", "busy") else 2)  # the work failed, or the request was wrong
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else render(result))

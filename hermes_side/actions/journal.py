@@ -25,6 +25,7 @@ from typing import Any
 
 from ..host import locks
 from ..host.profile import profile_at
+from ..stores import faults
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,10 @@ class Journal:
 
     def __init__(self, home: Path, plan: dict[str, Any]) -> None:
         folder = journal_dir(home)
+        with faults.guard(folder):  # a full disk or a read-only profile: nothing is moved
+            self._open(folder, plan)
+
+    def _open(self, folder: Path, plan: dict[str, Any]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{uuid.uuid4().hex}.json"
         self._fh = open(self.path, "x+b")  # noqa: SIM115 — held open (and locked) for the whole move

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import logging
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from ..errors import RecallError
 from ..host.config import ConfigError, read_config, section
 from ..scope.attribution import resolve_project
 from ..scope.scope_map import git_common_root
-from ..stores import bindings, hermes_db
+from ..stores import bindings, faults, hermes_db
 from . import journal
 
 log = logging.getLogger(__name__)
@@ -213,6 +214,8 @@ def _write_all(db, members: list[str], before: dict[str, dict[str, Any]], folder
                 on_written(member)
     except Exception as exc:
         unrestored = _restore(db, written, before)
+        if not unrestored and isinstance(exc, sqlite3.Error | OSError):  # the disk, a read-only profile
+            raise faults.of(Path(getattr(db, "db_path", "state.db")), exc, writing=True) from exc
         detail = f"{type(exc).__name__}: {exc}"
         if unrestored:
             detail += f"; could not restore {', '.join(unrestored)}"

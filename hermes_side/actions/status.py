@@ -29,6 +29,7 @@ from ..scope.seal import render_seal, seal_report
 from ..search.reader import reader_for
 from ..stores import hermes_db
 from ..stores.messages import MESSAGES_FROM, eligible_sql
+from .repair import store_problems
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,7 @@ def profile_status(home: Path) -> dict[str, Any]:
     """The status object of the profile at ``home`` (its name comes from the home, profile.py)."""
     home = Path(home)
     history = _history(home)
-    unreadable = None
+    unreadable, blocked = None, None
     try:
         if history["state"] == "ready":
             per_project = project_sessions(home)
@@ -109,10 +110,15 @@ def profile_status(home: Path) -> dict[str, Any]:
     except RecallError as exc:  # hermes_db.Unavailable, or the engine's error carrying its code
         if exc.code != "unavailable":
             raise
-        # An unreadable projects.db takes the project rows, not the report: the seal does not rest
-        # on it (chats are told by their session source), so what it says still holds.
-        per_project, messages, unreadable = {}, {}, str(exc)
+        # An unreadable projects.db (or a store every search needs) takes the project rows, not the
+        # report: the seal does not rest on it (chats are told by their session source).
+        per_project, messages = {}, {}
+        blocked = exc if getattr(exc, "file", "projects.db") != "projects.db" else None
+        unreadable = None if blocked else str(exc)
     index = _index(home, per_project)
+    problems = store_problems(home)  # after the index's own quick_check, which notes a damaged index
+    if blocked is not None and blocked.file not in {p.file for p in problems}:
+        problems.append(blocked)
     if history["state"] == "no_db" and index.get("fingerprint"):  # nothing to index yet is not a fault
         index.pop("error", None)
     indexed = index.get("projects") or {}
@@ -131,7 +137,8 @@ def profile_status(home: Path) -> dict[str, Any]:
         semantic["missing"] = index["missing"]
     out = {"success": True, "profile": profile_at(home).name, "history": history, "projects": rows,
            "semantic": semantic, "translation": translation_status(), "seal": seal_report(home),
-           "hermes": hermes_features(home)}
+           "hermes": hermes_features(home),
+           "stores": [p.as_dict() for p in problems] + ([index["fault"]] if index.get("fault") else [])}
     if unreadable:
         out["projects_unavailable"] = unreadable
     return out
@@ -211,6 +218,8 @@ def broken(status: dict[str, Any]) -> bool:
     sem = status.get("semantic") or {}
     if status.get("projects_unavailable") or (status.get("history") or {}).get("state") == "backend_unsupported":
         return True
+    if status.get("stores"):
+        return True
     return sem.get("status") == "unavailable" and not sem.get("missing")
 
 
@@ -227,7 +236,7 @@ def next_steps(status: dict[str, Any], enabled: bool = True) -> list[str]:
     history = (status.get("history") or {}).get("state")
     if history == "no_db":
         steps.append("talk to the agent once (`hermes`): recall reads the conversations Hermes records")
-    elif not status.get("projects") and not status.get("projects_unavailable"):
+    elif not status.get("projects") and not status.get("projects_unavailable") and not status.get("stores"):
         steps.append("create a project in Hermes: chats and searches are scoped to projects")
     sem = status.get("semantic") or {}
     missing = list(dict.fromkeys([*(sem.get("missing") or []),
@@ -244,7 +253,9 @@ def next_steps(status: dict[str, Any], enabled: bool = True) -> list[str]:
                   for p in status.get("projects") or [])
     if gap is None and pending and not sem.get("indexing") and sem.get("status") in ("partial", "ready"):
         steps.append(f"hermes recall index   # {pending} message(s) not in the semantic index yet")
-    if sem.get("status") == "unavailable" and not sem.get("missing"):
+    stores = status.get("stores") or []
+    steps += [f"{p['recovery']}   # {p['file']}" for p in stores]
+    if sem.get("status") == "unavailable" and not sem.get("missing") and not stores:
         steps.append("hermes recall index --rebuild   # the index cannot be read (see above)")
     return steps
 
@@ -313,8 +324,12 @@ def render_status(status: dict[str, Any], endpoint: str | None = None, steps: li
         lines.append(render_seal(seal))
         lines += [f"  unverified: {u}" for u in seal.get("unverified") or []]
     lines += render_features(status.get("hermes"))
+    for p in status.get("stores") or []:  # a store every search needs: fails closed until fixed
+        lines.append(f"Store {p['file']}: {p['error']}")
     if status.get("projects_unavailable"):
-        lines.append(f"Projects: {status['projects_unavailable']} (projects.db); searches answer 'unavailable'")
+        lines.append(f"Projects: {status['projects_unavailable']}; searches answer 'unavailable'")
+    elif status.get("stores") and not status["projects"]:
+        lines.append("Projects: not counted while a store above cannot be used; searches answer 'unavailable'")
     elif not status["projects"]:
         lines.append("No projects yet (create one in Hermes; chats and searches are scoped to projects).")
     lines += [_project_line(p) for p in status["projects"]]

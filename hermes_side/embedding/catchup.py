@@ -10,6 +10,7 @@ does not pin the CPU of an API process; the next search continues where this one
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -23,7 +24,9 @@ log = logging.getLogger(__name__)
 CATCH_UP_LIMIT = 1000
 RECONCILE_EVERY = 15 * 60.0  # seconds between catch-ups that also repair deletions/un-archives
 
+RETRY_AFTER = 60.0  # seconds before a catch-up a file stopped (full disk, damage) is tried again
 _THREADS: dict[str, threading.Thread] = {}
+_FAILED: dict[str, float] = {}  # home -> when its last catch-up was stopped by a file
 _LOCK = threading.Lock()
 
 
@@ -39,6 +42,8 @@ def start_catch_up(home: Path, settings: EmbeddingSettings) -> bool:
     key = _key(home)
     with _LOCK:
         thread = _THREADS.get(key)
+        if key in _FAILED and time.monotonic() - _FAILED[key] < RETRY_AFTER:
+            return False  # a full disk or a damaged index: not every search again (status says why)
         if thread is None or not thread.is_alive():
             thread = threading.Thread(target=_run, args=(Path(home), settings), name="recall-catch-up", daemon=True)
             _THREADS[key] = thread
@@ -67,18 +72,31 @@ class _OperatorWaits:
 
 
 def _run(home: Path, settings: EmbeddingSettings) -> None:
+    key = _key(home)
     try:
         stats = build_index(home, settings, limit=CATCH_UP_LIMIT, reconcile=_reconcile_due(home),
                             kind=runlock.CATCH_UP, stop_event=_OperatorWaits(home))
         log.debug("background catch-up %s: %d chunks in %.1fs", stats.status, stats.chunks_embedded, stats.seconds)
     except Exception:  # a background helper must never take the host process down
         log.exception("background embedding catch-up failed")
+        stats = None
+    if stats is None or stats.status in ("unavailable", "corrupt"):
+        if stats is not None:
+            log.warning("project-history-recall: the background catch-up stopped: %s", stats.detail)
+        with _LOCK:
+            _FAILED[key] = time.monotonic()
+    else:
+        with _LOCK:
+            _FAILED.pop(key, None)
 
 
 def _reconcile_due(home: Path) -> bool:
     if not store.store_path(home).exists():
         return False
-    conn = store.connect(home)
+    try:
+        conn = store.connect(home)
+    except (store.StoreCorrupt, sqlite3.Error, OSError):
+        return False  # the run itself meets it and says what it is
     try:
         last = store.get_meta(conn, "reconciled_at")
     finally:

@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..stores import hermes_db
+from ..stores import faults, hermes_db
 from . import damage, history, runlock, store
 from .consent import consent_state
 from .coverage import open_store_if_exists, scope_counts
@@ -41,7 +41,7 @@ def index_status(
            "consent": consent_state(Path(home), settings, profile, [ALL_PROJECTS]), "projects": {}}
     try:
         state = history.connect_ro(Path(home))
-    except hermes_db.NoDatabase as exc:
+    except (hermes_db.NoDatabase, hermes_db.Unavailable) as exc:  # no history, or a store it needs
         return {**out, "error": str(exc)}
     try:
         # quick_check (once per version of the file): a damaged index is said here and, through the
@@ -51,7 +51,7 @@ def index_status(
         db = open_store_if_exists(Path(home))
     except (store.StoreCorrupt, hermes_db.Unavailable) as exc:
         state.close()
-        return {**out, "error": str(exc)}
+        return {**out, "error": str(exc), **({"fault": exc.as_dict()} if isinstance(exc, faults.StoreFault) else {})}
     try:
         for key, session_ids in projects.items():
             counts = scope_counts(state, db, fingerprint, settings, list(session_ids))

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
@@ -109,19 +108,19 @@ def store_path(home: Path) -> Path:
 def connect(home: Path) -> sqlite3.Connection:
     """Open (creating and migrating) embeddings.db. WAL lets searches read while an index
     run writes; synchronous=NORMAL keeps every commit atomic, which is all resuming needs.
-    A damaged file raises :class:`StoreCorrupt`."""
+    A damaged file raises :class:`StoreCorrupt`, a full disk or a read-only profile its
+    ``faults.StoreFault``."""
     path = store_path(home)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    with faults.guard(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     try:
         _ensure_wal(conn)
         conn.execute("PRAGMA synchronous=NORMAL")
         migrate(conn, _MIGRATIONS)
     except sqlite3.DatabaseError as exc:
         conn.close()
-        if is_corruption(exc):
-            raise StoreCorrupt(damage.record(path, str(exc))) from None
-        raise
+        raise unreadable(path, exc, writing=True) from None  # damaged, or the disk / a read-only profile
     except BaseException:
         conn.close()
         raise
@@ -144,14 +143,9 @@ def check(home: Path) -> None:
 
 
 def move_aside(home: Path) -> Path:
-    """Rename a damaged embeddings.db (and its -wal/-shm) out of the way; returns the new name.
-    Kept, not deleted: an operator may want to look at it."""
+    """Move a damaged embeddings.db (and its -wal/-shm) out of the way; returns the new name."""
     path = store_path(home)
-    aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
-    for suffix in ("-wal", "-shm", ""):
-        src = path.with_name(path.name + suffix)
-        if src.exists():
-            os.replace(src, aside.with_name(aside.name + suffix))
+    aside = faults.move_aside(path)
     damage.clear(path)
     log.warning("moved the damaged embedding index aside to %s", aside.name)
     return aside

@@ -61,7 +61,8 @@ def is_held(path: Path) -> bool:
     """Does any process (this one included) hold the lock on ``path`` right now?"""
     if not path.exists():
         return False
-    with open(path, "a+b") as fh:
+    # Read-only: asking must work on a read-only profile too (flock needs no write access).
+    with open(path, "rb" if fcntl is not None else "a+b") as fh:
         if try_lock(fh, exclusive=False):
             unlock(fh)
             return False

@@ -12,7 +12,7 @@ import hashlib
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +159,9 @@ def load_all(home: Path) -> tuple[dict[str, str | None], dict[str, str]]:
 
 
 def fingerprint(home: Path) -> tuple:
-    return hermes_db.file_fingerprint(bindings_path(home))
+    """Changes with the store and with the ledger that vouches for it: a bindings.db deleted after
+    a map was built without one must be vouched for again, not read from the cache."""
+    return hermes_db.file_fingerprint(bindings_path(home)), hermes_db.file_fingerprint(ledger.ledger_path(home))
 
 
 @contextmanager
@@ -171,6 +173,9 @@ def chat_lock(home: Path, chat: str, timeout: float | None = None) -> Iterator[N
     old project after the move finished. An OS file lock: the kernel drops it if a holder dies.
     """
     name = hashlib.blake2b(chat.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
-    with locks.hold(plugin_dir(home) / "locks" / f"{name}.lock", wait=LOCK_WAIT if timeout is None else timeout,
-                    busy=TimeoutError(f"chat {chat} is busy"), poll=0.02):
+    folder = plugin_dir(home) / "locks"
+    with ExitStack() as held:
+        with faults.guard(folder):  # a full disk or a read-only profile: said, before anything moves
+            held.enter_context(locks.hold(folder / f"{name}.lock", wait=LOCK_WAIT if timeout is None else timeout,
+                                          busy=TimeoutError(f"chat {chat} is busy"), poll=0.02))
         yield

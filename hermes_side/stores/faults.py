@@ -14,12 +14,12 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import RecallError
-from .hermes_db import Unavailable
 
 FULL, READ_ONLY, DAMAGED, MISSING, EMPTY, BEHIND, BUSY, UNREADABLE = (
     "full", "read_only", "damaged", "missing", "empty", "behind", "busy", "unreadable")
@@ -33,6 +33,10 @@ WHAT = {
     "consent.json": "the consent record",
     "projects.db": "the project list",
     "state.db": "the session database",
+    "moves": "the move journal",
+    "locks": "the chat locks",
+    "index.lock": "the index run's lock",
+    "index.run.json": "the index run's note",
 }
 
 # How the operator gets a damaged, missing or older file back. Recall's own privacy stores: a backup,
@@ -51,6 +55,7 @@ _RESTORE = {
     "consent.json": "run `hermes recall consent grant` again (until then nothing is sent to the provider)",
     "projects.db": "projects.db is Hermes' own file: restore it from a backup (recall only reads it)",
     "state.db": "state.db is Hermes' own file: restore it from a backup (recall only reads it)",
+    "moves": "check the project-history-recall/moves folder of the profile",
 }
 _CAUSE = {
     FULL: "the disk is full",
@@ -63,6 +68,17 @@ _RECOVERY = {
                "its permissions), then try again",
     BUSY: "try again in a moment; if it stays locked, stop the process that holds it",
 }
+
+
+class Unavailable(RecallError):
+    """A database exists but cannot be read (locked, corrupt, unreadable). Never "empty": an
+    unreadable projects.db read as "no projects" would widen every scope (fail closed).
+    ``hermes_db.Unavailable`` is this class."""
+
+    code = "unavailable"
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message, detail=detail)
 
 
 class StoreFault(Unavailable):
@@ -182,10 +198,11 @@ def of(path: Path, exc: BaseException, *, writing: bool) -> StoreFault:
 @contextmanager
 def guard(path: Path, *, writing: bool = True) -> Iterator[None]:
     """Turn a SQLite or OS error met while using ``path`` into its :class:`StoreFault`. Our own
-    errors (already a sentence and a code) pass through."""
+    errors (already a sentence and a code) and a lock's wait running out (``TimeoutError``: busy,
+    not broken) pass through."""
     try:
         yield
-    except RecallError:
+    except (RecallError, TimeoutError):
         raise
     except (sqlite3.Error, OSError) as exc:
         raise of(path, exc, writing=writing) from exc
@@ -201,3 +218,14 @@ def unattributed(exc: BaseException, home: Path) -> StoreFault:
     cause = _CAUSE.get(kind) or f"{exc.__class__.__name__}"
     return StoreFault("", kind, f"a file of this Hermes profile cannot be used: {cause}",
                       _RECOVERY.get(kind, "see the recall API's log for the file and the error"), str(exc))
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a damaged SQLite file (and its -wal/-shm) out of the way; returns its new name. Kept,
+    not deleted: the operator may want to look at it, or salvage more than recall could."""
+    aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+    for suffix in ("-wal", "-shm", ""):
+        src = path.with_name(path.name + suffix)
+        if src.exists():
+            os.replace(src, aside.with_name(aside.name + suffix))
+    return aside

@@ -15,22 +15,14 @@ from urllib.parse import quote
 
 from ..errors import RecallError
 from ..host.features import columns
+from . import faults
+from .faults import Unavailable  # noqa: F401 — every reader catches it here
 
 
 class NoDatabase(RecallError):
     """A database of this profile does not exist (yet); ``detail`` is its path."""
 
     code = "no_db"
-
-
-class Unavailable(RecallError):
-    """A database exists but cannot be read (locked, corrupt, unreadable). Never "empty": an
-    unreadable projects.db read as "no projects" would widen every scope (fail closed)."""
-
-    code = "unavailable"
-
-    def __init__(self, message: str, detail: str = "") -> None:
-        super().__init__(message, detail=detail)
 
 
 def state_db_path(home: Path) -> Path:
@@ -171,9 +163,7 @@ def load_projects(home: Path) -> list[dict[str, Any]]:
     except NoDatabase:  # removed between the check and the open
         return []
     except (sqlite3.DatabaseError, OSError) as exc:
-        from .faults import of  # faults builds on this module's Unavailable
-
-        raise of(path, exc, writing=False) from None
+        raise faults.of(path, exc, writing=False) from None
 
 
 def file_fingerprint(path: Path) -> tuple:
