@@ -6,6 +6,7 @@ import argparse
 import logging
 import logging.handlers
 import os
+import sys
 from pathlib import Path
 
 from ..console import EXIT_USAGE, fail, int_in
@@ -89,13 +90,18 @@ def log_to_terminal_and_file(home: Path, level: str) -> Path:
     """The server's own log (requests, refused keys, faults — never a key or a query) on stderr and
     in ``<home>/logs/recall-api.log`` (rotated at 5 MB, 3 old files kept), beside Hermes' own logs."""
     path = Path(home) / "logs" / "recall-api.log"
-    path.parent.mkdir(parents=True, exist_ok=True)
     logger = logging.getLogger(PACKAGE_LOGGER)
     logger.setLevel(level.upper())
     logger.propagate = False  # Hermes' root handlers (agent.log) get none of it twice
     formatter = logging.Formatter(LOG_FORMAT)
-    for handler in (logging.StreamHandler(),
-                    logging.handlers.RotatingFileHandler(path, maxBytes=5 << 20, backupCount=3, encoding="utf-8")):
+    handlers: list[logging.Handler] = [logging.StreamHandler()]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.handlers.RotatingFileHandler(path, maxBytes=5 << 20, backupCount=3, encoding="utf-8"))
+    except OSError as exc:  # a read-only profile or a full disk: searches still answer; the terminal logs
+        print(f"warning: the log file {path} cannot be written ({exc.strerror}); logging to the terminal only",
+              file=sys.stderr)
+    for handler in handlers:
         handler.setFormatter(formatter)
         logger.addHandler(handler)
     return path

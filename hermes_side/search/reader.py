@@ -25,7 +25,7 @@ from ..host import features
 from ..host.profile import profile_name
 from ..scope.chat_rule import CHAT_UNBOUND, RECALL_OFF, RECALL_OFF_TEXT, Origin, bound_project, refusal
 from ..scope.scope_map import ScopeCache, ScopeMap
-from ..stores import forgotten, hermes_db, quotes
+from ..stores import faults, forgotten, hermes_db, quotes
 from ..stores.messages import message_text, text_turn_sql
 from .keyword import ScopeMemo, ScopeRows
 from .records import FieldMapping
@@ -214,7 +214,8 @@ class ProfileReader:
             self._local.conn = conn
             try:
                 try:
-                    forgotten.prepare(conn, self.home)  # what was forgotten since the last lease
+                    with faults.guard(hermes_db.state_db_path(self.home), writing=False):  # its first read
+                        forgotten.prepare(conn, self.home)  # what was forgotten since the last lease
                 except hermes_db.Unavailable as exc:
                     log.warning("project-history-recall: %s (%s)", exc, exc.detail)
                     raise  # the store fault itself: it names the file and the recovery

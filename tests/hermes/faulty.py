@@ -51,20 +51,31 @@ def tmpfs(path: Path, size: str = "24m") -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(path)], capture_output=True)
 
 
+def settle(home: Path) -> None:
+    """Checkpoint and truncate the WAL of recall's own stores. A WAL keeps the space it grew to, and
+    a write that fits in it succeeds on a full disk (rightly); after this every write needs new space."""
+    import sqlite3
+
+    for db in (home / "project-history-recall").glob("*.db"):
+        conn = sqlite3.connect(db)
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
+
+
 def fill(disk: Path) -> Path:
     """Fill ``disk`` to the last byte; returns the filler (delete it to free the space again)."""
     filler = disk / "filler"
-    with open(filler, "wb") as fh:
+    with open(filler, "wb", buffering=0) as fh:  # unbuffered: nothing left to flush at close
         try:
             while True:
                 fh.write(b"\0" * (256 * 1024))
-                fh.flush()
         except OSError:
             pass
         try:
             while True:  # the last partial block too
                 fh.write(b"\0" * 512)
-                fh.flush()
         except OSError:
             pass
     return filler
@@ -90,6 +101,22 @@ def hermes(home: Path, *argv: str, timeout: float = 300) -> subprocess.Completed
     env = dict(os.environ, HERMES_HOME=str(home),
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])))
     return subprocess.run([str(exe), "recall", *argv], env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def own_stderr(stderr: str) -> str:
+    """A command's stderr without Hermes' own "--- Logging error ---" reports: on a full disk Hermes'
+    log file cannot be written either, and Python's logging says so for the lines Hermes logs while
+    it starts, before a recall command runs (the command then turns such reports off)."""
+    kept, skipping = [], False
+    for line in stderr.splitlines():
+        if line.startswith("--- Logging error ---"):
+            skipping = True
+        elif skipping and line.startswith("Arguments:"):
+            skipping = False
+            continue
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def group_world(world) -> dict[str, str]:
@@ -141,3 +168,30 @@ def api(home: Path, log: Path) -> Iterator[Api]:
 
 def texts(body: dict) -> str:
     return repr(body).replace(">>>", "").replace("<<<", "").lower()
+
+
+def build_apart(home: Path, work: Path) -> dict[str, str]:
+    """:func:`group_world` (and a Beta project) built by a process of its own, so this one holds no
+    file of the profile open (a file system with writers cannot be remounted read-only)."""
+    import json
+
+    env = dict(os.environ, HERMES_HOME=str(home),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])))
+    done = subprocess.run([sys.executable, "-m", "tests.hermes.faulty", str(home), str(work)], env=env,
+                          capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+if __name__ == "__main__":
+    import json
+
+    from tests.hermes.world import World
+
+    built = World(Path(sys.argv[1]), Path(sys.argv[2]))
+    try:
+        ids = group_world(built)
+        ids["beta"] = built.project("Beta", built.folder("beta"))
+    finally:
+        built.close()
+    print(json.dumps(ids))
