@@ -27,10 +27,12 @@ BENCHMARKS: dict[str, str] = {  # name → module; the order of the index
     "indexing": "benchmarks.bench_indexing",
     "vector_scan": "benchmarks.bench_vector_scan",
     "api_edges": "benchmarks.bench_api_edges",
+    "faults": "benchmarks.bench_faults",
     # the worlds and fixtures the benchmarks above run on
     "synth": "benchmarks.worlds.synth.cli",
     "fill_vectors": "benchmarks.fill_vectors",
     "locomo_world": "benchmarks.worlds.locomo",
+    "groups_world": "benchmarks.worlds.groups",
 }
 
 

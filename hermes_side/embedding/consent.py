@@ -15,13 +15,12 @@ strings chosen by the caller; search and grant must use the same keys.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from ..host.files import write_atomic
 from ..host.profile import profile_at, profile_name
 from .settings import EmbeddingSettings
 
@@ -99,7 +98,7 @@ def record_consent(home: Path, settings: EmbeddingSettings, profile: str | None,
         "confirmed_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "scope": SCOPE,
     }
-    _write_atomic(consent_path(home), json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    write_atomic(consent_path(home), json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     return record
 
 
@@ -110,18 +109,3 @@ def revoke_consent(home: Path) -> bool:
     except FileNotFoundError:
         return False
     return True
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    # tmp + os.replace: a crash leaves either the old record or the new one, never half.
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".consent-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

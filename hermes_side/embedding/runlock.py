@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..host import locks
+from ..host.files import write_atomic
 from ..host.profile import profile_at
 from ..stores import faults
 
@@ -76,13 +77,7 @@ def hold_run(home: Path, fingerprint: str, session_ids: Sequence[str] | None, wa
 
 
 def _write_info(path: Path, info: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(json.dumps(info), encoding="utf-8")
-        os.replace(tmp, path)  # a reader never sees half a note
-    except OSError:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, json.dumps(info))  # a reader never sees half a note
 
 
 def current_run(home: Path) -> dict | None:

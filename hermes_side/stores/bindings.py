@@ -87,7 +87,11 @@ def _read(home: Path, sql: str, params: tuple) -> list[sqlite3.Row]:
     if ledger.vouch(home, STORE) is None:
         return []
     with faults.guard(path, writing=False):
-        conn = hermes_db.connect_ro(path)
+        try:
+            conn = hermes_db.connect_ro(path)
+        except hermes_db.NoDatabase:  # removed since it was vouched for: vouched for again
+            ledger.vouch(home, STORE)
+            return []
         try:
             return conn.execute(sql, params).fetchall()
         except sqlite3.OperationalError as exc:
@@ -132,7 +136,6 @@ def sessions_for_chat(home: Path, chat: str) -> list[str]:
     return [r[0] for r in _read(home, "SELECT session_id FROM chat_sessions WHERE chat = ?", (chat,))]
 
 
-
 def all_bindings(home: Path) -> list[dict[str, Any]]:
     """Every chat that was ever linked (``bound`` or ``home``), ordered by chat name."""
     return [dict(r) for r in _read(home, "SELECT chat, state, project_id, updated_at FROM bindings ORDER BY chat", ())]
@@ -145,7 +148,11 @@ def load_all(home: Path) -> tuple[dict[str, str | None], dict[str, str]]:
     if ledger.vouch(home, STORE) is None:
         return {}, {}
     with faults.guard(path, writing=False):
-        conn = hermes_db.connect_ro(path)
+        try:
+            conn = hermes_db.connect_ro(path)
+        except hermes_db.NoDatabase:  # removed since it was vouched for: vouched for again
+            ledger.vouch(home, STORE)
+            return {}, {}
         try:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             bound = ({r[0]: (r[2] if r[1] == "bound" else None)

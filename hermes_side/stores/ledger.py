@@ -25,15 +25,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..host import locks
+from ..host.files import write_atomic
 from ..host.profile import profile_at
 from . import faults, hermes_db
 
@@ -199,17 +198,6 @@ def _locked(home: Path):
 
 
 def _write(home: Path, stores: dict[str, dict[str, Any]]) -> None:
-    """Replace ledger.json atomically: a temporary file, synced, renamed over it."""
     path = ledger_path(home)
-    data = json.dumps({"version": 1, "stores": stores}, indent=1, sort_keys=True).encode()
     with faults.guard(path):
-        fd, tmp = tempfile.mkstemp(prefix=".ledger-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, json.dumps({"version": 1, "stores": stores}, indent=1, sort_keys=True))
