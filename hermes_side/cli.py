@@ -55,7 +55,7 @@ def _run_search(args: argparse.Namespace) -> None:
         project = project_ids(_home(), [args.project])[0] if args.project else None
         result = engine.search(req, project=project, session_id=args.session)
     except RecallError as exc:  # the request cannot be answered as asked (2), or recall itself failed (1)
-        fail(str(exc), EXIT_FAILED if exc.code in FAILURES else EXIT_USAGE)
+        fail(file_error(exc), EXIT_FAILED if exc.code in FAILURES else EXIT_USAGE)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return
