@@ -31,6 +31,7 @@ import statistics
 import tempfile
 import threading
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -122,10 +123,12 @@ def _summary(values: list[float], wall: float) -> dict[str, float]:
             "p95": round(values[int(len(values) * 0.95) - 1])}
 
 
-def kills(base: Path, manifest: dict, root: Path, rounds: int, seed: int) -> dict[str, Any]:
+def kills(worlds: dict[str, tuple[Path, dict]], root: Path, rounds: int, seed: int) -> dict[str, Any]:
+    """Each write step killed ``rounds`` times, on a fresh copy of its world each time."""
     rng = random.Random(seed)
     out = {}
-    for name, step in steps.KILLS.items():
+    for name, (step, world) in steps.KILLS.items():
+        base, manifest = worlds[world]
         results = []
         for _ in range(rounds):
             home = steps.copy_home(base, root / "killed")
@@ -135,9 +138,12 @@ def kills(base: Path, manifest: dict, root: Path, rounds: int, seed: int) -> dic
     return out
 
 
-def report(result: dict[str, Any]) -> str:
-    lines = []
-    if "load" in result:
+def section(phase: str, result: dict[str, Any]) -> str:
+    """One phase's table (or why it has none)."""
+    lines: list[str] = []
+    if isinstance(result.get(phase), dict) and "error" in result[phase]:
+        return f"== {phase}: did not finish ({result[phase]['error']})"
+    if phase == "load":
         ld = result["load"]
         lines += [f"== load: {ld['clients']} clients, {ld['seconds']} s, {result['world']['messages']:,} messages, "
                   f"{result['world']['groups']} groups, {result['world']['projects']} projects; load avg "
@@ -148,13 +154,13 @@ def report(result: dict[str, Any]) -> str:
                          f"{s.get('p95', '-'):>7}")
         lines.append(f"errors: {ld['errors'] or 'none'}; isolation: {ld['results_checked']:,} results checked, "
                      f"{ld['outside_project']} outside their chat's project")
-    if "kills" in result:
-        lines += ["", "== kill -9", f"{'step':<20} {'consistent':>10}  recovery"]
+    if phase == "kills":
+        lines += ["== kill -9", f"{'step':<20} {'consistent':>10}  recovery"]
         for step, k in result["kills"].items():
             lines.append(f"{step:<20} {k['consistent']:>5}/{k['rounds']:<4}  {'; '.join(k['recovery'])}")
-    if "disk" in result:
+    if phase == "disk":
         d = result["disk"]
-        lines += ["", "== full disk" + (f" (tmpfs {d['size_mb']} MB)" if "size_mb" in d else "")]
+        lines += ["== full disk" + (f" (tmpfs {d['size_mb']} MB)" if "size_mb" in d else "")]
         if "skipped" in d:
             lines.append(f"skipped: {d['skipped']}")
         else:
@@ -162,8 +168,8 @@ def report(result: dict[str, Any]) -> str:
             c = d["cli_index"]
             lines.append(f"hermes recall index: exit {c['exit']}, traceback {c['traceback']}: {c['last'][:110]}")
             lines.append(f"half-written: {d['half_written']}; a write after freeing space: {d['writes_after_freeing']}")
-    if "damage" in result:
-        lines += ["", "== damaged and missing files (24 hybrid searches of the chat whose members forgot turns; "
+    if phase == "damage":
+        lines += ["== damaged and missing files (24 hybrid searches of the chat whose members forgot turns; "
                   "semantic: the searches after /status vs /status)",
                   f"{'fault':<30} {'answers':<12} {'leaked':>6} {'semantic':<22} {'status names':<12} "
                   "recovery run → ok"]
@@ -190,26 +196,30 @@ def main(argv: list[str] | None = None) -> None:
     root = Path(tempfile.mkdtemp(prefix="bench-faults-"))
     started = time.monotonic()
     result: dict[str, Any] = {}
+    worlds: dict[str, tuple[Path, dict]] = {}
     try:
+        if {"kills", "disk", "damage"} & set(args.phases):  # indexed by the real model: the indexer, recoveries
+            worlds["small"] = build(root / "small", "home", args.small, real_index=True)
         if {"load", "kills"} & set(args.phases):
-            big, manifest = build(root / "big", "home", args.messages, real_index=False)
+            worlds["big"] = build(root / "big", "home", args.messages, real_index=False)
+            manifest = worlds["big"][1]
             result["world"] = {"messages": manifest["messages"], "groups": len(manifest["chats"]),
                                "projects": len(manifest["projects"])}
-            if "load" in args.phases:
-                result["load"] = load(big, manifest, root, args.clients, args.seconds, args.seed)
-            if "kills" in args.phases:
-                result["kills"] = kills(big, manifest, root / "big", args.rounds, args.seed)
-        if {"disk", "damage"} & set(args.phases):
-            small, manifest = build(root / "small", "home", args.small, real_index=True)
-            if "disk" in args.phases:
-                result["disk"] = steps.full_disk(small, manifest, root / "small")
-            if "damage" in args.phases:
-                result["damage"] = steps.damaged(small, manifest, root / "small", 24)
+        runs = {"load": lambda: load(*worlds["big"], root, args.clients, args.seconds, args.seed),
+                "kills": lambda: kills(worlds, root, args.rounds, args.seed),
+                "disk": lambda: steps.full_disk(*worlds["small"], root / "small"),
+                "damage": lambda: steps.damaged(*worlds["small"], root / "small", 24)}
+        for phase in args.phases:
+            try:
+                result[phase] = runs[phase]()
+            except Exception as exc:  # one phase's failure keeps the others' figures
+                traceback.print_exc()
+                result[phase] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+            print(section(phase, result) + "\n", flush=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     result["minutes"] = round((time.monotonic() - started) / 60, 1)
-    print(report(result))
-    print(f"\n({result['minutes']} min)")
+    print(f"({result['minutes']} min)")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=1, default=sorted))

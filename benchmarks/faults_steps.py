@@ -230,8 +230,10 @@ def kill_under_load(home: Path, manifest: dict, log: Path, rng: random.Random) -
     return {"consistent": search == 200 and status == 200 and not st.get("stores"), "recovery": "restart"}
 
 
-KILLS = {"server in /move": kill_move, "server in /forget": kill_forget, "indexer": kill_indexer,
-         "server under load": kill_under_load}
+# step → (its function, the world it runs on): the indexer on the world indexed by the real model
+# (a random vector's content hash would make it embed every message again).
+KILLS = {"server in /move": (kill_move, "big"), "server in /forget": (kill_forget, "big"),
+         "indexer": (kill_indexer, "small"), "server under load": (kill_under_load, "big")}
 
 
 # -- a full disk on a small tmpfs ----------------------------------------------------------------
