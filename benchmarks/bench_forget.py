@@ -20,7 +20,8 @@ from benchmarks.bench_latency import bucket_sessions, load, summary, time_engine
 
 
 def _prepare_ms(home: Path, rounds: int = 50) -> dict:
-    from hermes_side.stores import forgotten, hermes_db
+    from hermes_side.scope import rule_view
+    from hermes_side.stores import hermes_db
 
     conn = hermes_db.connect_state(home)
     try:
@@ -28,12 +29,12 @@ def _prepare_ms(home: Path, rounds: int = 50) -> dict:
         for _ in range(rounds):
             conn.execute("DROP TABLE IF EXISTS temp.recall_forgotten_key")
             t0 = time.perf_counter()
-            forgotten.prepare(conn, home)
+            rule_view.prepare(conn, home)
             cold.append((time.perf_counter() - t0) * 1000)
         warm = []
         for _ in range(rounds):
             t0 = time.perf_counter()
-            forgotten.prepare(conn, home)
+            rule_view.prepare(conn, home)
             warm.append((time.perf_counter() - t0) * 1000)
     finally:
         conn.close()

@@ -2,15 +2,19 @@
 member opt-outs and a chat's recall switch. Shared by ``hermes recall forget``, the recall API and
 through it the bot's ``/forget``, ``/recall-optout`` and ``/recall-off``.
 
-Whose words a turn is: only the bridge's per-member group sessions
-(``hermes-{adapter}+group+{group_id}+{user_id}[-gN]``, and their compression children) attribute
-turns to a member — every ``user`` turn in them is that member's. Hermes 0.19 records no sender per
-message, and a shared group session (``HERMES_SESSION_SHARE_GROUP=true``) mixes every member's
-turns, so its turns belong to no member: only an admin can forget them (by session, or by date).
+Whose words a turn is (``scope/speakers.py``): every user turn of the bridge's per-member group
+sessions (``hermes-{adapter}+group+{group_id}+{user_id}[-gN]``, and their compression children) is
+that member's; in a shared group session (``HERMES_SESSION_SHARE_GROUP=true``) a turn is the member's
+whose id the bridge's sender tag names (``<current_message>\n[user=Nick id=ID]:``, written in its
+reactive mode). A shared session's turn without that tag belongs to no member: only an admin can
+forget it (by session, or by date), and a member cannot opt out while the group talks that way
+(``set_optout`` refuses and says what an admin can do instead).
 
 A member's words may live on in the agent's answer ("you said the deadline is Friday"), so forgetting
 a user turn also forgets the assistant turns that answer it (up to the next user turn); receipts
 count both (``user_turns`` and ``replies``). Admin scopes (a session, a date span) take every turn.
+A forget names turns, so it reaches every copy Hermes makes of them, later ones too
+(``actions/forget_scan.py``, ``stores/rule_view.py``).
 
 Nothing here writes Hermes' ``state.db``: the words stay there and in Hermes' logs until the
 operator deletes them with Hermes' own commands (``hermes sessions delete``/``prune``) — every
@@ -22,21 +26,19 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..scope.chats import (
-    chat_session_patterns,
-    member_from_session_id,
-    member_session_patterns,
-    valid_member_id,
-)
+from ..scope import rule_view, speakers
+from ..scope.chats import chat_session_patterns, member_session_patterns, valid_member_id
 from ..search.reader import SearchError, reader_for
 from ..stores import forgotten, hermes_db
-from ..stores.messages import copy_key, eligible_sql, message_text
-from . import chat_service
+from ..stores.messages import FORGOTTEN_TABLE
+from . import chat_service, forget_scan
+from .forget_scan import Row
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +47,9 @@ STILL_IN_HERMES = ("Recall no longer finds these turns (search, semantic index, 
                    "with Hermes' own commands (hermes sessions delete / prune).")
 OPTOUT_NOTE = ("This member's turns in this group from now on stay out of recall (search, semantic index, the "
                "agent's tools) until they opt in again. Hermes' own state.db and logs still record them.")
-_ROWS = ("SELECT m.id, m.session_id, m.role, m.timestamp, m.content, ({eligible}) AS ok FROM messages m"
-         " JOIN sessions s ON s.id = m.session_id"
-         " WHERE m.session_id IN (SELECT value FROM json_each(?)) AND m.role IN ('user', 'assistant')"
-         " ORDER BY m.session_id, m.id")  # {eligible}: stores.messages.eligible_sql(conn)
+NOT_ATTRIBUTABLE_OPTOUT = ("This group talks in one shared conversation where the bridge does not say who wrote "
+                           "each turn, so your turns cannot be kept out alone. An admin can switch the group's "
+                           "recall off (/recall-off) or forget a span of it (/forget --all --before <date>).")
 
 
 class ForgetError(SearchError):
@@ -62,12 +63,13 @@ class Plan:
 
     scope: dict[str, Any]
     messages: list[tuple[int, str]] = field(default_factory=list)  # (message id, session id)
+    turns: set[forgotten.TurnKey] = field(default_factory=set)  # what the rule names
     user_turns: int = 0
     replies: int = 0
     copies: int = 0
     first: float | None = None
     last: float | None = None
-    shared_sessions: int | None = None  # member plans only: the chat's sessions no member owns
+    shared_sessions: int | None = None  # member plans only: sessions whose turns no member owns
 
     @property
     def sessions(self) -> list[str]:
@@ -81,92 +83,18 @@ class Plan:
             out["shared_sessions"] = self.shared_sessions
         return out
 
-
-def _in_range(ts: float | None, after: float | None, before: float | None) -> bool:
-    ts = ts or 0.0
-    return (after is None or ts >= after) and (before is None or ts < before)
-
-
-def family_root(session_id: str, rows: Mapping[str, Mapping[str, Any]]) -> str:
-    """The first session of everything copied from one conversation: up every parent link —
-    compression rotations and ``/branch`` alike (a branch starts as a copy of its parent's turns)."""
-    seen, current = {session_id}, session_id
-    while True:
-        parent = (rows.get(current) or {}).get("parent_session_id")
-        if not parent or parent in seen or parent not in rows:
-            return current
-        seen.add(parent)
-        current = parent
-
-
-def _family(rows: Mapping[str, Mapping[str, Any]], sessions: Iterable[str]) -> dict[str, str]:
-    """Session id → family root, for ``sessions`` and every session sharing a root with one."""
-    roots = {sid: family_root(sid, rows) for sid in rows}
-    wanted = {roots.get(sid, sid) for sid in sessions}
-    return {sid: root for sid, root in roots.items() if root in wanted} | {
-        sid: sid for sid in sessions if sid not in roots}
-
-
-Row = tuple[int, str, str, float | None]  # message id, session id, role, the original's timestamp
-
-
-def _collect(conn: sqlite3.Connection, smap: Any, sessions: Iterable[str], plan: Plan, *, users_only: bool,
-             after: float | None = None, before: float | None = None, only: int | None = None) -> Plan:
-    """Fill ``plan`` from the sessions' turns. ``users_only``: the user turns in range (or the
-    exchange holding message ``only``) and the assistant turns answering them; else every turn.
-
-    Every copy of a chosen turn goes with it — the same conversation family and the same words
-    (``messages.copy_key``, the rule the search folds copies by) — and a copy is dated by its
-    original (the first row with its key): a compaction writes its copies with the time it ran."""
-    sessions = set(sessions)
-    family = _family(smap.rows, sessions)
-    rows = conn.execute(_ROWS.format(eligible=eligible_sql(conn)), (json.dumps(sorted(family)),)).fetchall()
-    key_of: dict[int, tuple[str, str]] = {}
-    dated: dict[tuple[str, str], float | None] = {}
-    first: dict[tuple[str, str], int] = {}  # each turn's original: the first row with its key
-    for mid, sid, _role, ts, content, ok in sorted(rows, key=lambda r: r[0]):
-        text = message_text(content)
-        if ok and text.strip():
-            key_of[mid] = copy_key(family.get(sid, sid), text)
-            dated.setdefault(key_of[mid], ts)
-            first.setdefault(key_of[mid], mid)
-    when = {r[0]: dated.get(key_of[r[0]], r[3]) if r[0] in key_of else r[3] for r in rows}
-    own = [(r[0], r[1], r[2], when[r[0]], r[5]) for r in rows if r[1] in sessions]
-    chosen: list[Row] = []
-    if not users_only:
-        chosen = [(r[0], r[1], r[2], r[3]) for r in own if r[4] and _in_range(r[3], after, before)]
-    else:
-        taking, session = False, None
-        exchange: list[Row] = []
-        for mid, sid, role, ts, ok in [*own, (None, None, "user", None, 0)]:  # sentinel closes the last
-            if role == "user" or sid != session:
-                if exchange and (only is None or any(e[0] == only for e in exchange)):
-                    chosen += exchange
-                exchange, session = [], sid
-                taking = role == "user" and (only is not None or _in_range(ts, after, before))
-            if taking and ok:
-                exchange.append((mid, sid, role, ts))
-        if only is not None and not any(c[0] == only for c in chosen):
-            chosen = []
-    keys = {key_of[c[0]] for c in chosen if c[0] in key_of}
-    taken = {c[0] for c in chosen}
-    copies = [(r[0], r[1], r[2], when[r[0]]) for r in rows
-              if r[0] not in taken and r[5] and key_of.get(r[0]) in keys]
-    for mid, sid, role, ts in sorted([*chosen, *copies]):
-        plan.messages.append((mid, sid))
-        plan.copies += mid in key_of and first[key_of[mid]] != mid
-        if role == "user":
-            plan.user_turns += 1
-        else:
-            plan.replies += 1
-        plan.first = ts if plan.first is None else min(plan.first, ts or 0.0)
-        plan.last = ts if plan.last is None else max(plan.last, ts or 0.0)
-    return plan
-
-
-def _member_sessions(smap: Any, chat: str, user_id: str) -> list[str]:
-    roots = [sid for sid in smap.rows if member_from_session_id(sid) == (chat, user_id)]
-    return sorted({s for sid in roots for s in smap.conversation(sid)} | set(roots))
+    def take(self, chosen: Sequence[Row], rows: Sequence[Row]) -> Plan:
+        """Name the ``chosen`` turns and count every row of ``rows`` that is one of them."""
+        self.turns |= {r.said.key for r in chosen}
+        for row in sorted(forget_scan.same_turns(rows, chosen), key=lambda r: r.id):
+            self.messages.append((row.id, row.session))
+            self.copies += row.said.copy
+            self.user_turns += row.said.role == "user"
+            self.replies += row.said.role != "user"
+            when = row.said.when
+            self.first = when if self.first is None else min(self.first, when)
+            self.last = when if self.last is None else max(self.last, when)
+        return self
 
 
 def _check_member(chat: str, user_id: str) -> None:
@@ -189,13 +117,12 @@ def plan_member(home: Path, chat: str, user_id: str, *, after: float | None = No
     reader = reader_for(home)
     with reader.leased() as conn:
         smap = reader.scope_map()
-        sessions = _member_sessions(smap, chat, user_id)
-        plan = _collect(conn, smap, sessions, Plan({k: v for k, v in scope.items() if v is not None}),
-                        users_only=True, after=after, before=before, only=message_id)
-        # Whether the group also talks in shared sessions (HERMES_SESSION_SHARE_GROUP): turns there
-        # belong to no member, so "nothing of yours" may mean "not attributable" — the bot says which.
-        plan.shared_sessions = sum(1 for sid in chat_service.sessions_of_chat(home, chat)
-                                   if member_from_session_id(sid) is None)
+        rows = forget_scan.scan(conn, smap, chat_service.sessions_of_chat(home, chat))
+        chosen = forget_scan.members_turns(rows, chat, user_id, after=after, before=before, only=message_id)
+        plan = Plan({k: v for k, v in scope.items() if v is not None}).take(chosen, rows)
+        # Turns of the group no member owns (a shared session without the sender tag): "nothing of
+        # yours" may then mean "not attributable" — the bot says which.
+        plan.shared_sessions = forget_scan.unattributed(rows, chat)
     if message_id is not None and not plan.messages:
         raise ForgetError("that result is not one of your own turns in this group (only turns that can be "
                           "attributed to you can be forgotten by you; an admin can forget others)",
@@ -216,7 +143,7 @@ def plan_session(home: Path, session_id: str, *, chat: str | None = None) -> Pla
         if chat is not None and session_id not in set(chat_service.sessions_of_chat(home, chat)):
             raise ForgetError("session not found", "not_found")  # another chat's: the same answer as none
         scope = {"kind": "session", "session_id": session_id, **({"chat": chat} if chat else {})}
-        return _collect(conn, smap, smap.conversation(session_id), Plan(scope), users_only=False)
+        return _every_turn(conn, smap, smap.conversation(session_id), Plan(scope))
 
 
 def plan_chat(home: Path, chat: str, *, after: float | None = None, before: float | None = None) -> Plan:
@@ -228,8 +155,7 @@ def plan_chat(home: Path, chat: str, *, after: float | None = None, before: floa
         sessions = chat_service.sessions_of_chat(home, chat)
         scope = {k: v for k, v in {"kind": "chat", "chat": chat, "after": after, "before": before}.items()
                  if v is not None}
-        return _collect(conn, reader.scope_map(), sessions, Plan(scope), users_only=False, after=after,
-                        before=before)
+        return _every_turn(conn, reader.scope_map(), sessions, Plan(scope), after, before)
 
 
 def plan_project(home: Path, project_ref: str, *, after: float | None = None, before: float | None = None) -> Plan:
@@ -243,18 +169,26 @@ def plan_project(home: Path, project_ref: str, *, after: float | None = None, be
         sessions = smap.sessions_in({"kind": "explicit", "id": project["id"]})
         scope = {k: v for k, v in {"kind": "project", "project": project["id"], "after": after,
                                    "before": before}.items() if v is not None}
-        return _collect(conn, smap, sessions, Plan(scope), users_only=False, after=after, before=before)
+        return _every_turn(conn, smap, sessions, Plan(scope), after, before)
+
+
+def _every_turn(conn: sqlite3.Connection, smap: Any, sessions: Sequence[str], plan: Plan,
+                after: float | None = None, before: float | None = None) -> Plan:
+    rows = forget_scan.scan(conn, smap, sessions)
+    return plan.take(forget_scan.every_turn(rows, set(sessions), after, before), rows)
 
 
 # -- applying ----------------------------------------------------------------------------------
 def apply(home: Path, plan: Plan, *, actor: str, surface: str) -> dict[str, Any]:
-    """Record the plan's turns (copies included) as forgotten under one receipt, and delete their
-    vectors and latent terms from embeddings.db."""
+    """Record the plan's turns as forgotten under one receipt, then delete the vectors and latent
+    terms of everything out of recall from embeddings.db; the receipt is given only after both (a
+    receipt whose vectors are not gone yet stays ``index_pending`` and :func:`finish_pending`
+    completes it — the next forget, index run or server start)."""
     entry = forgotten.Entry(actor=actor, surface=surface, action="forget", scope=plan.scope,
                             user_turns=plan.user_turns, replies=plan.replies, sessions=len(plan.sessions),
                             copies=plan.copies)
-    receipt = forgotten.forget_messages(home, plan.messages, entry)
-    index = purge_vectors(home, [mid for mid, _ in plan.messages])
+    receipt = forgotten.forget_turns(home, plan.messages, plan.turns, entry)
+    index = finish_pending(home)
     log.info("project-history-recall: %s forgot %d turn(s) in %d session(s) by %s (receipt %s)",
              surface, len(plan.messages), len(plan.sessions), actor, receipt)
     return {**plan.summary(), "applied": True, "receipt": receipt, "index": index, "note": STILL_IN_HERMES}
@@ -262,6 +196,22 @@ def apply(home: Path, plan: Plan, *, actor: str, surface: str) -> dict[str, Any]
 
 def dry_run(plan: Plan) -> dict[str, Any]:
     return {**plan.summary(), "applied": False, "receipt": None, "note": STILL_IN_HERMES}
+
+
+def finish_pending(home: Path) -> dict[str, Any]:
+    """Delete the vectors of every message out of recall now (copies made since included) and mark
+    the receipts that waited for it done."""
+    record = forgotten.load(home)
+    try:
+        conn = rule_view.connect_state(home)
+    except hermes_db.NoDatabase:
+        forgotten.index_purged(home, record.pending)
+        return {"vectors_deleted": 0}
+    with closing(conn):
+        ids = [r[0] for r in conn.execute(f"SELECT id FROM {FORGOTTEN_TABLE}")]
+    index = purge_vectors(home, ids)
+    forgotten.index_purged(home, record.pending)
+    return index
 
 
 def purge_vectors(home: Path, ids: Sequence[int]) -> dict[str, Any]:
@@ -295,12 +245,31 @@ def set_optout(home: Path, chat: str, user_id: str, opted_out: bool, *, actor: s
     """A member's future turns in the group stay out of recall (``opted_out``) or count again.
     Turns said while opted out stay out after opting in."""
     _check_member(chat, user_id)
+    if opted_out and not _members_told_apart(home, chat):
+        raise ForgetError(NOT_ATTRIBUTABLE_OPTOUT, "not_attributable")
     entry = forgotten.Entry(actor=actor, surface=surface, action="optout" if opted_out else "optin",
                             scope={"kind": "member", "chat": chat, "user": user_id})
     changed = forgotten.set_rule(home, "optout", chat, user_id, member_session_patterns(chat, user_id),
                                  opted_out, entry)
     return {"success": True, "chat": chat, "user": user_id, "opted_out": opted_out, "changed": changed,
             "receipt": entry.receipt, "note": OPTOUT_NOTE if opted_out else ""}
+
+
+def _members_told_apart(home: Path, chat: str) -> bool:
+    """Whether the chat's turns from now on can be told apart by member: its newest conversation is
+    a per-member one, or a shared one whose newest user turn carries the bridge's sender tag. (Should
+    the group later talk untagged, an open opt-out keeps those turns out: ``rule_view`` rule 3.)"""
+    reader = reader_for(home)
+    with reader.leased() as conn:
+        smap = reader.scope_map()
+        sessions = chat_service.sessions_of_chat(home, chat)
+        if not sessions:
+            return True
+        newest = max(sessions, key=lambda sid: (smap.rows[sid].get("started_at") or 0, sid))
+        if speakers.session_facts(smap.rows, smap.recorded)[newest].member is not None:
+            return True
+        rows = [r for r in forget_scan.scan(conn, smap, [newest]) if r.session == newest and r.said.role == "user"]
+        return bool(rows) and rows[-1].said.author != ""
 
 
 def set_recall(home: Path, chat: str, enabled: bool, *, actor: str, surface: str) -> dict[str, Any]:

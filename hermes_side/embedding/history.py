@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..stores import forgotten
+from ..scope import rule_view
 from ..stores.messages import MESSAGES_FROM, eligible_sql, turn_sql
 
 _FROM = MESSAGES_FROM
@@ -27,7 +27,7 @@ _IN_SCOPE = " AND m.session_id IN (SELECT value FROM json_each(?))"
 def connect_ro(home: Path) -> sqlite3.Connection:
     """state.db read-only through ``hermes_db`` (the quoted ``ro_uri``), rows as plain tuples;
     ``hermes_db.NoDatabase`` when there is none."""
-    return forgotten.connect_state(home, rows=False)  # prepared: what was forgotten is out
+    return rule_view.connect_state(home, rows=False)  # prepared: what was forgotten is out
 
 
 def _scope(session_ids: Sequence[str] | None) -> tuple[str, tuple]:

@@ -105,6 +105,9 @@ REFUSALS = {
 class Origin:
     chat: bool  # True: a chat session, sealed to its chat's project
     name: str | None = None  # the chat; None when a chat session's chat cannot be told
+    # An operator's session made from a chat's conversation (a CLI ``/branch`` of it): the
+    # operator's, never in a chat's recall; ``name`` is the chat its first turns were copied from.
+    copied: bool = False
 
 
 OPERATOR = Origin(False)
@@ -116,9 +119,11 @@ def origin_of(session_id: str, rows: Mapping[str, Mapping[str, Any]], recorded: 
 
     ``recorded`` is session id → chat as the first-turn hook saw it (the api_server row keeps no
     session key). ``session_key``/``platform`` are the live turn's hints, used only when the row
-    does not exist yet. Parents (compression, delegation, branches) lend their chat; once any
-    session on the way up is a chat session, the answer stays "chat" — also for an operator's
-    session descended from one (a ``/branch`` of a chat session, filed under any project).
+    does not exist yet. Parents (compression, delegation) lend their chat; once any session on the
+    way up is a chat session, the answer stays "chat". Except where the operator made a session of
+    their own from a chat's conversation (a ``/branch``, :func:`branches_off`): that session is the
+    operator's from its first new turn (``copied``: the copies of the chat's turns in it keep that
+    chat's rules, ``stores/rule_view.py``; its own turns are never in a chat's recall).
     """
     if not session_id:
         return _from_hints(None, session_key, platform)
@@ -142,8 +147,11 @@ def origin_of(session_id: str, rows: Mapping[str, Mapping[str, Any]], recorded: 
         if source in OPERATOR_SOURCES:
             if is_chat:
                 return Origin(True, None)
-            # Still walk up: the operator's ``/branch`` of a chat session is a ``cli`` row (parent
-            # link, ``_branched_from``) carrying that chat's transcript, and stays that chat's.
+            parent = row.get("parent_session_id")
+            if parent in rows and branches_off(row, rows[parent]):
+                above = origin_of(parent, rows, recorded)
+                return Origin(False, above.name, copied=True) if above.chat or above.copied else OPERATOR
+            # Still walk up: an operator-surface rotation of a chat session continues that chat.
             operator = True
         else:
             name = (recorded.get(sid) or chat_from_row(source, row.get("chat_id"), row.get("chat_type"))
@@ -156,6 +164,12 @@ def origin_of(session_id: str, rows: Mapping[str, Mapping[str, Any]], recorded: 
         if operator and not is_chat:
             return OPERATOR
     return Origin(True, None)
+
+
+def branches_off(row: Mapping[str, Any], parent: Mapping[str, Any]) -> bool:
+    """Whether the session ``row`` was made from ``parent`` as a new conversation (Hermes' CLI
+    ``/branch`` marks it ``_branched_from``), not as its rotation (``end_reason`` compression)."""
+    return bool(row.get("branched_from")) or parent.get("end_reason") != "compression"
 
 
 def _from_hints(recorded: str | None, session_key: str | None, platform: str | None) -> Origin:

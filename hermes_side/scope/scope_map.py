@@ -47,12 +47,18 @@ class ScopeMap:
     origins: dict[str, Origin] = field(default_factory=dict)  # chat sessions only
     bound: dict[str, str | None] = field(default_factory=dict)  # chat → project id (None: Home)
     recorded: dict[str, str] = field(default_factory=dict)  # session id → chat, as the hook saw it
+    # The operator's sessions made from a chat's conversation (``Origin.copied``) → that chat:
+    # where their place is, but never in a chat's recall (issue 34 §3).
+    copied: dict[str, str | None] = field(default_factory=dict)
 
     def place(self, session_id: str) -> dict[str, Any] | None:
         return self.place_of.get(session_id)
 
-    def sessions_in(self, place: dict[str, Any]) -> list[str]:
-        return self.members.get(attribution.identity(place), [])
+    def sessions_in(self, place: dict[str, Any], *, chat: bool = False) -> list[str]:
+        """The sessions of ``place``; for a chat's search (``chat``) without the operator's own
+        sessions made from a chat's conversation."""
+        found = self.members.get(attribution.identity(place), [])
+        return [sid for sid in found if sid not in self.copied] if chat and self.copied else found
 
     def conversation(self, session_id: str) -> list[str]:
         return self.conversations.get(self.root_of.get(session_id, session_id)) or [session_id]
@@ -77,6 +83,7 @@ def build_scope_map(rows: dict[str, dict[str, Any]], projects: list[dict[str, An
     bound, recorded = bound or {}, recorded or {}
     index = attribution.FolderIndex(projects)
     origins: dict[str, Origin] = {}
+    copied: dict[str, str | None] = {}
     memo: dict[tuple[str, str], dict[str, Any]] = {}
     place_of: dict[str, dict[str, Any]] = {}
     root_of: dict[str, str] = {}
@@ -101,10 +108,13 @@ def build_scope_map(rows: dict[str, dict[str, Any]], projects: list[dict[str, An
         origin = origin_of(sid, rows, recorded)
         if origin.chat:
             origins[sid] = origin
+        elif origin.copied:
+            copied[sid] = origin.name
         if _member_of(place, origin, bound):
             members.setdefault(attribution.identity(place), []).append(sid)
     return ScopeMap(rows=rows, projects=projects, place_of=place_of, root_of=root_of, members=members,
-                    conversations=conversations, origins=origins, bound=bound, recorded=recorded)
+                    conversations=conversations, origins=origins, bound=bound, recorded=recorded,
+                    copied=copied)
 
 
 _PROBES_AT_ONCE = 8  # git runs as a process each: waiting, not computing

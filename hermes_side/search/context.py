@@ -18,7 +18,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..stores import hermes_db, quotes
+from ..scope import quotes
+from ..stores import hermes_db
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
 from . import fit, quoted
 from .engine import NO_CONTEXT, SearchEngine

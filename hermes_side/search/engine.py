@@ -14,8 +14,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..scope import quotes
 from ..scope.scope_map import ScopeMap
-from ..stores import hermes_db, quotes
+from ..stores import hermes_db
 from . import quoted, ranker
 from .answers import asks, reply_to
 from .conversations import in_period, named_period

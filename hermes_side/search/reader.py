@@ -23,9 +23,10 @@ from typing import Any
 from ..errors import RecallError
 from ..host import features
 from ..host.profile import profile_name
+from ..scope import quotes, rule_view
 from ..scope.chat_rule import CHAT_UNBOUND, RECALL_OFF, RECALL_OFF_TEXT, Origin, bound_project, refusal
 from ..scope.scope_map import ScopeCache, ScopeMap
-from ..stores import faults, forgotten, hermes_db, quotes
+from ..stores import faults, forgotten, hermes_db
 from ..stores.messages import message_text, text_turn_sql
 from .keyword import ScopeMemo, ScopeRows
 from .records import FieldMapping
@@ -93,7 +94,7 @@ class Scope:
     @property
     def place_sessions(self) -> list[str]:
         """Every session of the place (what the keyword side's scope statistics are kept for)."""
-        return self.smap.sessions_in(self.place) if self.place else []
+        return self.smap.sessions_in(self.place, chat=self.chat) if self.place else []
 
     @property
     def conversations(self) -> int:
@@ -215,7 +216,7 @@ class ProfileReader:
             try:
                 try:
                     with faults.guard(hermes_db.state_db_path(self.home), writing=False):  # its first read
-                        forgotten.prepare(conn, self.home)  # what was forgotten since the last lease
+                        rule_view.prepare(conn, self.home)  # what was forgotten since the last lease
                 except hermes_db.Unavailable as exc:
                     log.warning("project-history-recall: %s (%s)", exc, exc.detail)
                     raise  # the store fault itself: it names the file and the recovery
@@ -255,7 +256,7 @@ class ProfileReader:
         ``place=None``."""
         if chat is not None:
             place = self._bound_place(smap, Origin(True, chat))
-            return Scope(smap, place, _searchable_in(smap, place, ()), chat=True)
+            return Scope(smap, place, _searchable_in(smap, place, (), chat=True), chat=True)
         if project is not None:
             found = hermes_db.find_project(smap.projects, project)
             if found is None or found.get("archived"):
@@ -271,7 +272,7 @@ class ProfileReader:
             place = Place.of(smap.place(session_id) or {"kind": "home"})
         else:
             return Scope(smap, None, [], current=session_id)
-        return Scope(smap, place, _searchable_in(smap, place, smap.conversation(session_id)),
+        return Scope(smap, place, _searchable_in(smap, place, smap.conversation(session_id), chat=origin.chat),
                      chat=origin.chat, current=session_id)
 
     def _bound_place(self, smap: ScopeMap, origin: Origin) -> Place:
@@ -307,9 +308,9 @@ class ProfileReader:
         return {r[0]: r[1] or 0 for r in rows}
 
 
-def _searchable_in(smap: ScopeMap, place: Place, exclude: Sequence[str]) -> list[str]:
+def _searchable_in(smap: ScopeMap, place: Place, exclude: Sequence[str], *, chat: bool = False) -> list[str]:
     excluded = set(exclude)
-    return [sid for sid in smap.sessions_in(place) if sid not in excluded
+    return [sid for sid in smap.sessions_in(place, chat=chat) if sid not in excluded
             and not (smap.rows.get(sid) or {}).get("archived")
             and (smap.rows.get(sid) or {}).get("source") not in ("subagent", "tool")]
 

@@ -1,20 +1,27 @@
 """The plugin-owned record of what was taken out of recall: ``<plugin dir>/forgotten.db``.
 
-Hermes' ``messages`` table is never written: forgetting is recall's own record, applied by the one
-eligibility predicate every reader uses (``messages.ELIGIBLE_MESSAGE_SQL`` refers to the per-connection
-table ``temp.recall_forgotten`` that :func:`prepare` fills from this store). A connection that was
-not prepared fails with "no such table" — it can never silently show a forgotten turn.
+Hermes' ``messages`` table is never written: forgetting is recall's own record, applied at read
+time by the one eligibility predicate every reader uses (``messages.ELIGIBLE_MESSAGE_SQL`` refers
+to the per-connection table ``temp.recall_forgotten`` that ``scope/rule_view.prepare`` fills from
+:func:`load`, the one reader of this store). A connection that was not prepared fails with "no such
+table" — it can never silently show a forgotten turn.
 
-Tables (numbered, append-only migrations, ``stores/migrations.py`` like bindings.db and embeddings.db):
+The rules belong to what was said, not to rows (``scope/speakers.py``, ``stores/rule_view.py``):
+Hermes writes the same turn again under new ids and new times (compaction, rotation, ``/branch``,
+an import), so a rule names the turn — its chat, its author, its role and its words — and a copy is
+judged by its original's author and time. Tables (numbered, append-only migrations,
+``stores/migrations.py`` like bindings.db and embeddings.db):
 
-- ``forgotten``: message ids taken out of recall, each with the receipt that took it.
-- ``rules``: spans that keep *future* turns out as well — a member's opt-out (``optout``) and a
-  chat's recall switched off (``off``). A rule names its sessions by the bridge's session-id
-  patterns (GLOB, computed by ``actions/forget.py`` from ``scope/chats.py``), by the sessions the
-  first-turn hook recorded for the chat (``off`` only) and their compression/branch children,
-  and covers their messages whose timestamp lies in ``[since, until)``.
+- ``forgotten_turns``: the turns a forget took out, by (anchor, author, role, digest of the words;
+  never the words), each with its receipt. Every copy of such a turn is out wherever it appears.
+- ``forgotten``: the message ids a receipt took out (before migration 3 the only record; their
+  turns count as forgotten turns too, so an older store keeps every rule).
+- ``rules``: spans that keep turns out by when they were said — a member's opt-out (``optout``) and a
+  chat's recall switched off (``off``): the turns of that chat (and member) whose original was said
+  in ``[since, until)``. ``patterns`` (the bridge's session ids) is kept for the record only.
 - ``receipts``: the audit trail — receipt id, when, who, which scope (ids and dates, never
-  content) and the counts. ``hermes recall forget --log`` prints it.
+  content), the counts, and whether the index still held the turns' vectors when it was written
+  (``index_pending``; ``purge_pending`` finishes it). ``hermes recall forget --log`` prints it.
 """
 
 from __future__ import annotations
@@ -32,8 +39,6 @@ from typing import Any
 
 from ..host.profile import profile_at
 from . import faults, hermes_db, ledger
-from .bindings import sessions_for_chat
-from .messages import FORGOTTEN_TABLE
 from .migrations import migrate
 
 # Numbered, append-only (stores/migrations.py); never edit one that shipped, add the next.
@@ -72,6 +77,19 @@ _MIGRATIONS: tuple[str, ...] = (
     """,
     # 2: how many of a receipt's messages were copies Hermes keeps of the same turns
     "ALTER TABLE receipts ADD COLUMN copies INTEGER NOT NULL DEFAULT 0",
+    # 3: rules that name what was said (issue 34), and receipts whose vectors are still at rest
+    """
+    CREATE TABLE forgotten_turns (
+        anchor TEXT NOT NULL,
+        author TEXT NOT NULL,
+        role TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        receipt TEXT NOT NULL,
+        forgotten_at REAL NOT NULL,
+        PRIMARY KEY (anchor, author, role, digest)
+    ) WITHOUT ROWID;
+    ALTER TABLE receipts ADD COLUMN index_pending INTEGER NOT NULL DEFAULT 0
+    """,
 )
 
 STORE = "forgotten.db"
@@ -112,11 +130,17 @@ class Rule:
     until: float | None
 
 
+TurnKey = tuple[str, str, str, str]  # (anchor, author, role, digest): scope/speakers.Said.key
+
+
 @dataclass(frozen=True)
 class Record:
     fingerprint: tuple
     message_ids: frozenset[int] = frozenset()
     rules: tuple[Rule, ...] = ()
+    turns: frozenset[TurnKey] = frozenset()
+    id_sessions: frozenset[str] = frozenset()  # the sessions of ``message_ids``
+    pending: tuple[str, ...] = ()  # receipts whose vectors may still be in embeddings.db
 
     def off_chats(self) -> frozenset[str]:
         return frozenset(r.chat for r in self.rules if r.kind == "off" and r.until is None)
@@ -130,8 +154,9 @@ _cache_lock = threading.Lock()
 
 
 def load(home: Path) -> Record:
-    """The record of ``home`` (cached until the file changes). No store yet: nothing forgotten.
-    Unreadable: ``Unavailable`` — never "nothing forgotten", which would show forgotten turns."""
+    """The record of ``home`` (cached until the file changes): the one reader of the store. No
+    store yet: nothing forgotten. Unreadable: ``Unavailable`` — never "nothing forgotten", which
+    would show forgotten turns."""
     path = store_path(home)
     fp = hermes_db.file_fingerprint(path)
     key = str(path)
@@ -146,14 +171,7 @@ def load(home: Path) -> Record:
         try:
             conn = hermes_db.connect_ro(path)
             try:
-                if conn.execute("PRAGMA user_version").fetchone()[0] < 1:
-                    record = Record(fp)
-                else:
-                    ids = frozenset(r[0] for r in conn.execute("SELECT message_id FROM forgotten"))
-                    rules = tuple(Rule(r["kind"], r["chat"], r["user_id"], tuple(json.loads(r["patterns"])),
-                                       r["since"], r["until"])
-                                  for r in conn.execute("SELECT * FROM rules ORDER BY id"))
-                    record = Record(fp, ids, rules)
+                record = _read(conn, fp)
             finally:
                 conn.close()
         except hermes_db.NoDatabase:
@@ -165,86 +183,19 @@ def load(home: Path) -> Record:
     return record
 
 
-def connect_state(home: Path, *, rows: bool = True) -> sqlite3.Connection:
-    """``state.db`` read-only (``hermes_db.connect_state``), prepared: every history reader's way in.
-    A connection kept open across requests is prepared again before each use (``SearchEngine.leased``)."""
-    conn = hermes_db.connect_state(home, rows=rows)
-    try:
-        prepare(conn, Path(home))
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def prepare(conn: sqlite3.Connection, home: Path) -> None:
-    """Fill ``temp.recall_forgotten`` of a read-only state.db connection with every message id
-    that is forgotten now: the recorded ids and the messages the rules cover. Cheap when nothing
-    changed (one stat and one tiny query; with rules one more for the newest message id)."""
-    record = load(home)
-    if record.rules and not hermes_db.has_sessions_table(conn):
-        record = Record(record.fingerprint, record.message_ids)  # a state.db without tables yet: no turns
-    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {FORGOTTEN_TABLE} (id INTEGER PRIMARY KEY)")
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS recall_forgotten_key (k TEXT)")
-    newest = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0] if record.rules else 0
-    sessions_seen = _sessions_version(conn) if record.rules else ""
-    key = json.dumps([list(record.fingerprint), newest, sessions_seen])
-    row = conn.execute("SELECT k FROM recall_forgotten_key").fetchone()
-    if row is not None and row[0] == key:
-        return
-    ids = set(record.message_ids)
-    if record.rules:
-        ids |= _rule_ids(conn, home, record.rules)
-    try:
-        conn.execute(f"DELETE FROM {FORGOTTEN_TABLE}")
-        conn.executemany(f"INSERT OR IGNORE INTO {FORGOTTEN_TABLE} (id) VALUES (?)", ((i,) for i in ids))
-        conn.execute("DELETE FROM temp.recall_forgotten_key")
-        conn.execute("INSERT INTO temp.recall_forgotten_key (k) VALUES (?)", (key,))
-        conn.commit()  # the temp writes opened a transaction: never hold a read snapshot of state.db
-    except BaseException:
-        conn.rollback()
-        raise
-
-
-def _sessions_version(conn: sqlite3.Connection) -> str:
-    row = conn.execute("SELECT count(*), coalesce(max(rowid), 0) FROM sessions").fetchone()
-    return f"{row[0]}:{row[1]}"
-
-
-def rule_sessions(conn: sqlite3.Connection, home: Path, rule: Rule) -> set[str]:
-    """The sessions a rule covers: bridge ids matching its patterns, the chat's recorded sessions
-    (``off`` only: a member's turns in a shared session cannot be told apart), and their children."""
-    found: set[str] = set()
-    for pattern in rule.patterns:
-        found |= {r[0] for r in conn.execute("SELECT id FROM sessions WHERE id GLOB ?", (pattern,))}
-    if rule.kind == "off":
-        found |= set(sessions_for_chat(home, rule.chat))
-    return _with_children(conn, found)
-
-
-def _with_children(conn: sqlite3.Connection, roots: Iterable[str]) -> set[str]:
-    roots = sorted(set(roots))
-    if not roots:
-        return set()
-    rows = conn.execute(
-        "WITH RECURSIVE tree(id) AS (SELECT value FROM json_each(?)"
-        " UNION SELECT s.id FROM sessions s JOIN tree t ON s.parent_session_id = t.id) SELECT id FROM tree",
-        (json.dumps(roots),)).fetchall()
-    return {r[0] for r in rows}
-
-
-def _rule_ids(conn: sqlite3.Connection, home: Path, rules: Sequence[Rule]) -> set[int]:
-    ids: set[int] = set()
-    for rule in rules:
-        sessions = rule_sessions(conn, home, rule)
-        if not sessions:
-            continue
-        rows = conn.execute(
-            "SELECT id FROM messages WHERE session_id IN (SELECT value FROM json_each(?))"
-            " AND coalesce(timestamp, 0) >= ? AND (? IS NULL OR coalesce(timestamp, 0) < ?)",
-            (json.dumps(sorted(sessions)), rule.since, rule.until, rule.until)).fetchall()
-        ids.update(r[0] for r in rows)
-    return ids
+def _read(conn: sqlite3.Connection, fp: tuple) -> Record:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version < 1:
+        return Record(fp)
+    ids = conn.execute("SELECT message_id, session_id FROM forgotten").fetchall()
+    rules = tuple(Rule(r["kind"], r["chat"], r["user_id"], tuple(json.loads(r["patterns"])), r["since"], r["until"])
+                  for r in conn.execute("SELECT * FROM rules ORDER BY id"))
+    turns: frozenset[TurnKey] = frozenset()
+    pending: tuple[str, ...] = ()
+    if version >= 3:
+        turns = frozenset(tuple(r) for r in conn.execute("SELECT anchor, author, role, digest FROM forgotten_turns"))
+        pending = tuple(r[0] for r in conn.execute("SELECT receipt FROM receipts WHERE index_pending = 1"))
+    return Record(fp, frozenset(r[0] for r in ids), rules, turns, frozenset(r[1] for r in ids), pending)
 
 
 # -- writing ----------------------------------------------------------------------------------
@@ -263,29 +214,48 @@ class Entry:
     receipt: str = field(default_factory=new_receipt)
 
 
-def _audit(conn: sqlite3.Connection, entry: Entry, now: float) -> None:
+def _audit(conn: sqlite3.Connection, entry: Entry, now: float, *, pending: bool = False) -> None:
     conn.execute("INSERT INTO receipts (receipt, at, actor, surface, action, scope, user_turns, replies, sessions,"
-                 " copies) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 " copies, index_pending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  (entry.receipt, now, entry.actor[:200], entry.surface, entry.action,
                   json.dumps(entry.scope, ensure_ascii=False, sort_keys=True), entry.user_turns, entry.replies,
-                  entry.sessions, entry.copies))
+                  entry.sessions, entry.copies, int(pending)))
 
 
-def forget_messages(home: Path, messages: Sequence[tuple[int, str]], entry: Entry) -> str:
-    """Record ``(message_id, session_id)`` pairs as forgotten under a new receipt; returns it."""
+def forget_turns(home: Path, messages: Sequence[tuple[int, str]], turns: Iterable[TurnKey], entry: Entry) -> str:
+    """Record the turns (every copy of them, wherever it appears) and the ``(message_id,
+    session_id)`` pairs as forgotten under a new receipt; returns it. The receipt stays
+    ``index_pending`` until :func:`index_purged` says their vectors are gone."""
     now = time.time()
     with faults.guard(store_path(home)), closing(connect(home)) as conn:
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.executemany("INSERT OR IGNORE INTO forgotten (message_id, session_id, receipt, forgotten_at)"
                              " VALUES (?, ?, ?, ?)", ((mid, sid, entry.receipt, now) for mid, sid in messages))
-            _audit(conn, entry, now)
+            conn.executemany("INSERT OR IGNORE INTO forgotten_turns (anchor, author, role, digest, receipt,"
+                             " forgotten_at) VALUES (?, ?, ?, ?, ?, ?)",
+                             ((*key, entry.receipt, now) for key in sorted(set(turns))))
+            _audit(conn, entry, now, pending=True)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
     ledger.note(home, STORE)
     return entry.receipt
+
+
+def forget_messages(home: Path, messages: Sequence[tuple[int, str]], entry: Entry) -> str:
+    """:func:`forget_turns` by message ids alone (their turns are read from state.db when applied)."""
+    return forget_turns(home, messages, (), entry)
+
+
+def index_purged(home: Path, receipts: Sequence[str]) -> None:
+    """The vectors of these receipts' turns are gone from embeddings.db."""
+    if not receipts:
+        return
+    with closing(connect(home)) as conn:
+        conn.execute("UPDATE receipts SET index_pending = 0 WHERE receipt IN (SELECT value FROM json_each(?))",
+                     (json.dumps(list(receipts)),))
 
 
 def set_rule(home: Path, kind: str, chat: str, user_id: str, patterns: Sequence[str], active: bool,

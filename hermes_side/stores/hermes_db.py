@@ -71,7 +71,7 @@ def plain_cursor(conn: sqlite3.Connection) -> sqlite3.Cursor:
 
 def connect_state(home: Path, *, rows: bool = True) -> sqlite3.Connection:
     """Hermes' ``state.db`` of the profile at ``home``, read-only; :class:`NoDatabase` without one.
-    Readers of history use ``forgotten.connect_state``, which also prepares the eligibility table."""
+    Readers of history use ``scope/rule_view.connect_state``, which also prepares the eligibility table."""
     return connect_ro(state_db_path(home), rows=rows)
 
 
@@ -86,14 +86,23 @@ SESSION_COLUMNS = (
 OPTIONAL_SESSION_COLUMNS = ("created_source",)
 
 
+# Hermes' CLI ``/branch`` marks the session it makes from another one in ``model_config``
+# (``_branched_from``, 0.19 and 0.22): the chat rule tells a branch from a rotation by it.
+BRANCHED_FROM = ("CASE WHEN json_valid(model_config) THEN CASE WHEN json_type(model_config) = 'object'"
+                 " THEN json_extract(model_config, '$._branched_from') END END AS branched_from")
+
+
 def _session_columns(conn: sqlite3.Connection) -> str:
     have = columns(conn, "sessions")
-    return ", ".join((*SESSION_COLUMNS, *(c for c in OPTIONAL_SESSION_COLUMNS if c in have)))
+    marker = (BRANCHED_FROM,) if "model_config" in have else ()
+    return ", ".join((*SESSION_COLUMNS, *(c for c in OPTIONAL_SESSION_COLUMNS if c in have), *marker))
 
 
 def load_session_rows(conn: sqlite3.Connection) -> dict[str, dict[str, Any]]:
     cols = _session_columns(conn)
-    return {r["id"]: dict(r) for r in conn.execute(f"SELECT {cols} FROM sessions")}
+    cur = conn.cursor()
+    cur.row_factory = sqlite3.Row  # whatever the connection's (the indexer reads plain tuples)
+    return {r["id"]: dict(r) for r in cur.execute(f"SELECT {cols} FROM sessions")}
 
 
 def session_chain(conn: sqlite3.Connection, session_id: str, limit: int = 64) -> dict[str, dict[str, Any]]:

@@ -19,8 +19,8 @@ EXCLUDED_SOURCES: tuple[str, ...] = ("subagent", "tool")
 SUMMARY_PREFIXES: tuple[str, ...] = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
 
 # Messages taken out of recall (``/forget``, ``hermes recall forget``, opt-outs): a table of the
-# connection's own, filled by ``forgotten.prepare`` from the plugin's forgotten.db
-# (``forgotten.connect_state`` and ``SearchEngine.leased`` prepare every state.db connection). An
+# connection's own, filled by ``scope/rule_view.prepare`` from the plugin's forgotten.db
+# (``rule_view.connect_state`` and ``SearchEngine.leased`` prepare every state.db connection). An
 # unprepared connection fails ("no such table"), it never shows a forgotten turn.
 FORGOTTEN_TABLE = "temp.recall_forgotten"
 

@@ -217,13 +217,13 @@ def test_the_agent_world_is_written_the_way_hermes_stores_agent_work(tmp_path, m
         for mid in q.evidence_message_ids:
             _, _, role, content, _, active, compacted = rows[mid]
             assert role in ("user", "assistant") and content and (active or compacted)
+    from hermes_side.scope import rule_view
     from hermes_side.search.answers import reply_to
-    from hermes_side.stores import forgotten
     from hermes_side.stores.hermes_db import connect_ro
 
     conn = connect_ro(corpus.state_db)
     try:
-        forgotten.prepare(conn, tmp_path)  # what every reader of history does first
+        rule_view.prepare(conn, tmp_path)  # what every reader of history does first
         for mid, t in list(corpus.by_message.items())[:80]:
             nxt = reply_to(conn, t.session_id, mid)
             assert nxt is None or nxt["message_id"] in corpus.by_message or nxt["message_id"] in corpus.copies

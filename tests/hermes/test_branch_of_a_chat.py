@@ -1,21 +1,19 @@
-"""Red-team hole (issue 15 §4): an operator's ``/branch`` of a chat session.
+"""Red-team holes (issue 15 §4, issue 34 §3): an operator's ``/branch`` of a chat session.
 
-Hermes 0.19.0's ``/branch`` (``hermes_cli/cli_commands_mixin.py::_handle_branch_command``) ends the
-current session with ``branched`` and creates a ``cli`` row with ``parent_session_id`` and
-``model_config._branched_from`` pointing at it, then copies the whole transcript into it. When the
-operator resumed a group's session and branched it, that ``cli`` row carries the group's words; filed
-under another project it used to be readable there — by that project's own group. A session
-descended from a chat session now stays that chat's, wherever it is filed.
+Hermes' ``/branch`` (``hermes_cli/cli_commands_mixin.py::_handle_branch_command``) creates a ``cli``
+row with ``parent_session_id`` and ``model_config._branched_from`` pointing at the session, records no
+working folder, and copies the whole transcript into it. When the operator resumed a group's session
+and branched it, the branch carries the group's words and then the operator's own. The copies stay
+the group's (never readable by another group, nor as the operator's own words), the branch itself is
+the operator's from its first new turn (never in a chat's recall) — wherever it is filed.
 
-The branch is made by Hermes' own ``/branch`` code over a real state.db; the reads go through
-Hermes' plugin loader (the agent tool) and the recall API (the bot's path).
+The branch is made by Hermes' own ``/branch`` code over a real state.db (``hermes_ops.branch``); the
+reads go through Hermes' plugin loader (the agent tool) and the recall API (the bot's path).
 """
 
 from __future__ import annotations
 
-import contextvars
 import json
-import os
 
 import pytest
 from fastapi.testclient import TestClient
@@ -23,36 +21,13 @@ from fastapi.testclient import TestClient
 from hermes_side.actions import chat_service
 from hermes_side.actions.move import move_sessions
 from hermes_side.api.app import create_app
+from hermes_side.scope.guard import is_chat_session
+from tests.hermes.hermes_ops import branch as hermes_branch
 from tests.hermes.world import call_tool_raw
 
 KEY = "branch-test-key-0123456789"
 SECRET = "walrusword"  # only group 111 ever says it
 G111, G222 = "hermes-onebotv11+group+111", "hermes-onebotv11+group+222"
-
-
-def hermes_branch(db, session_id: str) -> str:
-    """Run Hermes' own ``/branch`` on ``session_id`` as the CLI would after ``/resume`` of it."""
-    from hermes_cli.cli_commands_mixin import CLICommandsMixin
-
-    class Resumed(CLICommandsMixin):
-        pass
-
-    cli = Resumed()
-    cli.session_id, cli._session_db, cli.agent = session_id, db, None
-    cli.model, cli.max_turns, cli.reasoning_config = "m", 10, None
-    cli.conversation_history = [{"role": m["role"], "content": m["content"]} for m in db.get_messages(session_id)]
-    cli._transfer_session_yolo = lambda old, new: None
-    # /branch makes the new session the process's current one (ContextVar and os.environ): keep
-    # that inside this call, as it would stay inside that CLI process.
-    saved = os.environ.get("HERMES_SESSION_ID")
-    try:
-        contextvars.copy_context().run(cli._handle_branch_command, "/branch")
-    finally:
-        if saved is None:
-            os.environ.pop("HERMES_SESSION_ID", None)
-        else:
-            os.environ["HERMES_SESSION_ID"] = saved
-    return cli.session_id
 
 
 @pytest.fixture
@@ -92,12 +67,14 @@ def test_branch_of_a_chat_session_filed_elsewhere_stays_that_chats(branched):
     assert SECRET not in raw
 
 
-def test_branch_of_a_chat_session_gets_the_chats_rule(branched):
+def test_branch_of_a_chat_session_is_the_operators_own(branched):
+    """Issue 34 §3 (before: the branch was group one's, sealed to Alpha wherever it was filed)."""
     world, branch = branched
-    # Searching from inside the branch is searching as group one: its bound project, Alpha.
+    assert is_chat_session(world.home, branch, None, None) is False  # the operator's tools stay open
+    # Searching from inside the branch is the operator's search of where it is filed (Beta).
     out = json.loads(call_tool_raw("project_history_search", {"query": "kestrel", "mode": "keyword"}, branch))
-    assert out["success"] is True and out["project"]["name"] == "Alpha"
-    assert "group two" not in json.dumps(out)
+    assert out["success"] is True and out["project"]["name"] == "Beta"
+    assert "group two" in json.dumps(out) and SECRET not in json.dumps(out)
 
 
 def test_branch_of_an_operator_session_stays_the_operators(world, loaded_plugin):

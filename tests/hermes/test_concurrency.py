@@ -27,9 +27,9 @@ import pytest
 
 from hermes_side.embedding import build_index, catchup, load_settings, store, vectors
 from hermes_side.embedding.providers import fingerprint_for
+from hermes_side.scope import rule_view
 from hermes_side.search.engine import SearchEngine
 from hermes_side.search.request import parse_search_args
-from hermes_side.stores import forgotten
 from hermes_side.stores.hermes_db import ro_uri
 from hermes_side.stores.messages import MESSAGES_FROM, eligible_sql
 
@@ -143,7 +143,7 @@ def _ro(path: Path) -> sqlite3.Connection:
 def _eligible_ids(home: Path) -> set[int]:
     conn = _ro(home / "state.db")
     try:
-        forgotten.prepare(conn, home)  # the eligibility predicate reads what was forgotten
+        rule_view.prepare(conn, home)  # the eligibility predicate reads what was forgotten
         return {r[0] for r in conn.execute(
             f"SELECT m.id {MESSAGES_FROM} WHERE {eligible_sql(conn)}")}
     finally:

@@ -713,13 +713,13 @@ def test_a_scanned_scope_asks_no_profile_wide_index(world, proj):
     the whole profile runs at all (its counts would carry other chats' words into the ranking)."""
     import sqlite3
 
+    from hermes_side.scope import rule_view
     from hermes_side.search.keyword import Filters, ScopeMemo, ScopeRows, keyword_search
     from hermes_side.search.query import parse_query
-    from hermes_side.stores import forgotten
 
     sids = [world.session(f"the kestrel rollout note {i}", cwd=proj) for i in range(4)]
     conn = sqlite3.connect(world.home / "state.db")
-    forgotten.prepare(conn, world.home)  # what every reader of history does first
+    rule_view.prepare(conn, world.home)  # what every reader of history does first
     fts: list[str] = []
     conn.set_trace_callback(lambda sql: fts.append(sql) if "messages_fts" in sql else None)
     ids = [r[0] for r in conn.execute("SELECT id FROM messages ORDER BY id")]
@@ -737,10 +737,10 @@ def test_an_agents_tool_rows_do_not_dilute_which_words_are_common_in_a_scope(wor
     import json
     import sqlite3
 
+    from hermes_side.scope import rule_view
     from hermes_side.search.engine import ScopeMessageIds
     from hermes_side.search.keyword import Filters, keyword_search
     from hermes_side.search.query import parse_query
-    from hermes_side.stores import forgotten
 
     sid = world.session(cwd=proj)
     for i in range(60):
@@ -752,7 +752,7 @@ def test_an_agents_tool_rows_do_not_dilute_which_words_are_common_in_a_scope(wor
         text += " and planted tulips" if i == 30 else ""
         world.db.append_message(sid, ("user", "assistant")[i % 2], text)
     conn = sqlite3.connect(world.home / "state.db")
-    forgotten.prepare(conn, world.home)
+    rule_view.prepare(conn, world.home)
     max_id = conn.execute("SELECT MAX(id) FROM messages").fetchone()[0]
     rows = ScopeMessageIds().scope(conn, [sid], max_id)
 

@@ -1,8 +1,10 @@
 """The architecture as the imports draw it: each room imports only rooms below it, and no cycle.
 
-Floors: ``errors``/``text``/``console`` (leaves) < ``host`` < ``stores`` < ``scope``, ``embedding`` <
+Floors: ``errors``/``text``/``console`` (leaves) < ``host`` < ``stores`` < ``scope`` < ``embedding`` <
 ``search`` < ``actions`` < the surfaces (``api``, ``tools``, ``hooks``, ``demo``) < ``cli``, which
-wires them up. Function-level imports count too: a lazy import is still a dependency.
+wires them up. Function-level imports count too: a lazy import is still a dependency. (``embedding``
+sits above ``scope``: the indexer reads history through the same privacy rules as search,
+``scope/rule_view.py``.)
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "hermes_side"
-FLOOR = {"errors": 0, "text": 0, "console": 0, "host": 1, "stores": 2, "scope": 3, "embedding": 3, "search": 4,
-         "actions": 5, "api": 6, "tools": 6, "hooks": 6, "demo": 6, "cli": 7, "__main__": 8}
+FLOOR = {"errors": 0, "text": 0, "console": 0, "host": 1, "stores": 2, "scope": 3, "embedding": 4, "search": 5,
+         "actions": 6, "api": 7, "tools": 7, "hooks": 7, "demo": 7, "cli": 8, "__main__": 9}
 
 
 def _modules() -> dict[str, Path]:
