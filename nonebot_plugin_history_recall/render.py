@@ -308,11 +308,16 @@ def forget_preview(data: Mapping[str, Any], own: bool, seconds: int, t: Texts = 
     told apart — said so only then; otherwise there is simply nothing to forget."""
     if not data.get("messages"):
         return t("nothing_attributable") if own and data.get("shared_sessions") else t("nothing_to_forget")
-    return t("forget_preview", counts=_counts(data, own, t), seconds=seconds)
+    return t("forget_preview", counts=_counts(data, own, t), seconds=seconds) + _not_included(data, own, t)
 
 
 def forget_done(data: Mapping[str, Any], own: bool, t: Texts = ZH) -> str:
-    return t.forget_done(_counts(data, own, t), data.get("receipt"))
+    return t.forget_done(_counts(data, own, t), data.get("receipt")) + _not_included(data, own, t)
+
+
+def _not_included(data: Mapping[str, Any], own: bool, t: Texts) -> str:
+    """A member's forget in a group with shared turns no member owns: say those stay (issue 34 §2)."""
+    return "\n" + t("shared_not_included") if own and data.get("shared_sessions") else ""
 
 
 def recall_switched(data: Mapping[str, Any], t: Texts = ZH) -> str:

@@ -176,4 +176,9 @@ EN: dict[str, str] = {
                  "are not affected: {forget} forgets them; {optin} undoes this. Hermes itself still records the "
                  "conversation.",
     "opted_in": "👌 Your words count for recall again (receipt {receipt}); what you said while opted out stays out.",
+    "optout_not_attributable": "⚠️ Everyone in this group shares one conversation, so nobody can tell who said "
+                               "what, and your words cannot be kept out alone. An admin can switch the group's "
+                               "recall off with {off}, or forget a span with {forget} --all --before <date>.",
+    "shared_not_included": "Turns in this group's shared conversation that cannot be told apart are not among "
+                           "them; an admin can forget them by date.",
 }

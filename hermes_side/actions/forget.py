@@ -23,20 +23,18 @@ receipt says so (``STILL_IN_HERMES``).
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 from collections.abc import Sequence
-from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..scope import rule_view, speakers
+from ..embedding import forgetting
+from ..scope import speakers
 from ..scope.chats import chat_session_patterns, member_session_patterns, valid_member_id
 from ..search.reader import SearchError, reader_for
 from ..stores import forgotten, hermes_db
-from ..stores.messages import FORGOTTEN_TABLE
 from . import chat_service, forget_scan
 from .forget_scan import Row
 
@@ -182,13 +180,13 @@ def _every_turn(conn: sqlite3.Connection, smap: Any, sessions: Sequence[str], pl
 def apply(home: Path, plan: Plan, *, actor: str, surface: str) -> dict[str, Any]:
     """Record the plan's turns as forgotten under one receipt, then delete the vectors and latent
     terms of everything out of recall from embeddings.db; the receipt is given only after both (a
-    receipt whose vectors are not gone yet stays ``index_pending`` and :func:`finish_pending`
-    completes it — the next forget, index run or server start)."""
+    receipt whose vectors are not gone yet stays ``index_pending`` and
+    ``embedding/forgetting.finish_pending`` completes it — the next forget, index run or server start)."""
     entry = forgotten.Entry(actor=actor, surface=surface, action="forget", scope=plan.scope,
                             user_turns=plan.user_turns, replies=plan.replies, sessions=len(plan.sessions),
                             copies=plan.copies)
     receipt = forgotten.forget_turns(home, plan.messages, plan.turns, entry)
-    index = finish_pending(home)
+    index = forgetting.finish_pending(home)
     log.info("project-history-recall: %s forgot %d turn(s) in %d session(s) by %s (receipt %s)",
              surface, len(plan.messages), len(plan.sessions), actor, receipt)
     return {**plan.summary(), "applied": True, "receipt": receipt, "index": index, "note": STILL_IN_HERMES}
@@ -196,48 +194,6 @@ def apply(home: Path, plan: Plan, *, actor: str, surface: str) -> dict[str, Any]
 
 def dry_run(plan: Plan) -> dict[str, Any]:
     return {**plan.summary(), "applied": False, "receipt": None, "note": STILL_IN_HERMES}
-
-
-def finish_pending(home: Path) -> dict[str, Any]:
-    """Delete the vectors of every message out of recall now (copies made since included) and mark
-    the receipts that waited for it done."""
-    record = forgotten.load(home)
-    try:
-        conn = rule_view.connect_state(home)
-    except hermes_db.NoDatabase:
-        forgotten.index_purged(home, record.pending)
-        return {"vectors_deleted": 0}
-    with closing(conn):
-        ids = [r[0] for r in conn.execute(f"SELECT id FROM {FORGOTTEN_TABLE}")]
-    index = purge_vectors(home, ids)
-    forgotten.index_purged(home, record.pending)
-    return index
-
-
-def purge_vectors(home: Path, ids: Sequence[int]) -> dict[str, Any]:
-    """Delete the vectors (and latent terms) of ``ids`` from embeddings.db, every model's. A chunk
-    holds its own message's text only (the indexer's ``alone`` chunking), so no other turn's vector
-    carries a forgotten turn's words."""
-    from ..host.profile import profile_at
-
-    if not profile_at(home).embeddings_db.exists():
-        return {"vectors_deleted": 0}
-    conn = sqlite3.connect(profile_at(home).embeddings_db, timeout=30, isolation_level=None)
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        cur = conn.execute("DELETE FROM chunks WHERE message_id IN (SELECT value FROM json_each(?))",
-                           (json.dumps([int(i) for i in ids]),))
-        deleted = cur.rowcount
-        if deleted:  # in-memory matrices reload (store.generation)
-            conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    finally:
-        conn.close()
-    return {"vectors_deleted": deleted}
 
 
 # -- rules: future turns -------------------------------------------------------------------------

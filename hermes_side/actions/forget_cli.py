@@ -65,7 +65,9 @@ def render_log(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         scope = " ".join(f"{k}={v}" for k, v in sorted(r["scope"].items()))
         out.append(f"{_when(r['at'])}  {r['receipt']}  {r['action']:<10} by {r['actor']} ({r['surface']})  {scope}"
-                   f"  · {r['user_turns']} user + {r['replies']} agent turn(s) in {r['sessions']} conversation(s)")
+                   f"  · {r['user_turns']} user + {r['replies']} agent turn(s) in {r['sessions']} conversation(s)"
+                   + ("  · not finished: their vectors are still indexed until the next forget, index run or"
+                      " server start" if r.get("index_pending") else ""))
     return "\n".join(out)
 
 

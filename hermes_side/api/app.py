@@ -27,6 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from ..actions import chat_service
 from ..actions.move import finish_interrupted, move_sessions
+from ..embedding import forgetting
 from ..errors import RecallError
 from ..host.profile import Profile, profile_at
 from ..scope.chats import parse_chat
@@ -35,7 +36,7 @@ from ..search.chat_facing import chat_facing, without_paths
 from ..search.engine import engine_for
 from ..search.reader import reader_for
 from ..search.request import parse_search_args
-from ..stores import bindings, faults, hermes_db
+from ..stores import bindings, faults, forgotten, hermes_db
 from .access import Access
 
 log = logging.getLogger(__name__)
@@ -103,6 +104,7 @@ def create_app(launch_home: Path, api_key: str, share_key_with: Iterable[str] = 
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
         threading.Thread(target=translate.warm, name="recall-dictionary", daemon=True).start()
         await anyio.to_thread.run_sync(_finish_moves, access.launch.home)
+        await anyio.to_thread.run_sync(_finish_forgets, access.launch.home)
         yield
 
     # No /docs, /redoc or /openapi.json: the contract is docs/recall-api.md, and an unauthenticated
@@ -173,6 +175,17 @@ def _finish_moves(home: Path) -> None:
         return
     if finished:
         log.warning("recall API: finished %d interrupted move(s)", finished)
+
+
+def _finish_forgets(home: Path) -> None:
+    """A ``/forget`` killed after its rule but before its vectors went is finished (issue 39 §5)."""
+    try:
+        pending = forgotten.load(home).pending
+        if pending:
+            forgetting.finish_pending(home)
+            log.warning("recall API: finished %d forget(s) whose vectors were still indexed", len(pending))
+    except (RecallError, OSError, sqlite3.Error) as exc:  # the next forget or index run retries it
+        log.warning("recall API: an interrupted forget could not be finished yet: %s", exc)
 
 
 async def read_json_body(request: Request) -> dict[str, Any]:

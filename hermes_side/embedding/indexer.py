@@ -29,9 +29,9 @@ from typing import Protocol
 
 import numpy as np
 
-from ..stores import faults, hermes_db
+from ..stores import faults, forgotten, hermes_db
 from ..stores.messages import is_summary_text, message_text
-from . import damage, history, store
+from . import damage, forgetting, history, store
 from .chunking import Chunk, chunk_text
 from .consent import ALL_PROJECTS, consent_state
 from .providers import Embedder, ProviderError, make_embedder
@@ -184,6 +184,7 @@ class _Run:
         self.home, self.settings, self.embedder, self.scope, self.stats = home, settings, embedder, scope, stats
         self.fp = embedder.fingerprint
         self.chunker = chunker_key(settings)
+        self.checker: sqlite3.Connection | None = None
         # Only a provider that has latent terms asks for them (a remote one is never called here).
         self.terms = settings.latent_terms and embedder.embed_terms([]) is not None
 
@@ -216,9 +217,20 @@ class _Run:
             if finished:
                 scopes = [store.ALL] if self.scope is None else self.scope
                 store.set_markers(db, self.fp, self.chunker, dict.fromkeys(scopes, snapshot))
+            if forgotten.load(self.home).pending:  # a forget killed before its vectors went
+                self.stats.chunks_deleted += forgetting.finish_pending(self.home)["vectors_deleted"]
         finally:
             state.close()
             db.close()
+            if self.checker is not None:
+                self.checker.close()
+
+    def _out_of_recall(self, ids: Sequence[int]) -> set[int]:
+        """Asked inside a batch's write (``forgetting.out_of_recall``), on a connection of its own:
+        the producer thread reads rows on the run's."""
+        if self.checker is None:
+            self.checker = history.connect_ro(self.home)
+        return forgetting.out_of_recall(self.checker, self.home, ids)
 
     def _starts(self, marks: dict[str, int]):
         base = marks.get(store.ALL, 0)
@@ -364,7 +376,8 @@ class _Run:
                 marks[key] = max(marks.get(key, 0), m.id)
             self.stats.chunks_skipped += m.skipped
         dim = None if vectors is None else int(vectors.shape[1])
-        store.write_batch(db, self.fp, dim, rows, stale, marks, self.chunker)
+        store.write_batch(db, self.fp, dim, rows, stale, marks, self.chunker,
+                          out_of_recall=self._out_of_recall)
         self.stats.messages_scanned += len(batch.messages)
         self.stats.chunks_embedded += len(rows)
         self.stats.batches += 1

@@ -26,7 +26,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -274,12 +274,18 @@ def write_batch(
     stale: Sequence[tuple[int, int]],
     new_markers: dict[str, int],
     chunker: str,
+    out_of_recall: Callable[[Sequence[int]], set[int]] | None = None,
 ) -> None:
     """One transaction: drop stale (message_id, chunk_index) pairs, insert rows, advance markers.
-    Replaced chunks get new ids (delete + insert) so readers that load by id see them."""
+    Replaced chunks get new ids (delete + insert) so readers that load by id see them. Rows of
+    messages ``out_of_recall`` names, asked inside the transaction, are not written
+    (``embedding/forgetting.py``)."""
     now = time.time()
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if out_of_recall is not None and rows:
+            out = out_of_recall(sorted({r.message_id for r in rows}))
+            rows = [r for r in rows if r.message_id not in out]
         known = model_dim(conn, fingerprint)
         if rows and known is None:
             conn.execute("INSERT INTO models(fingerprint, dim, created_at) VALUES (?, ?, ?)", (fingerprint, dim, now))

@@ -187,6 +187,9 @@ async def _optout(bot: Bot, event: Event, opted_out: bool, matcher) -> None:
         await matcher.finish()
     endpoint = resolve_endpoint(ctx.adapter, ctx.group_id)
     result = await client.set_optout(endpoint, ctx.chat, ctx.user_id, opted_out, ctx.who)
+    if result.code == "not_attributable":  # a shared conversation: the member's turns cannot be told apart
+        await send_reply(t("optout_not_attributable"))
+        await matcher.finish()
     await send_reply(optout_done(result.data or {}, t) if result.ok else result.error)
     await matcher.finish()
 

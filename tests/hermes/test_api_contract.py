@@ -28,7 +28,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "recall_api"
 RECORD = os.environ.get("RECORD_RECALL_API") == "1"
 KEY = "contract-test-key-0123456789"
 AUTH = {"Authorization": f"Bearer {KEY}"}
-GROUP, OTHER, HOMELESS = "onebotv11:111", "onebotv11:222", "onebotv11:333"
+GROUP, OTHER, HOMELESS, SHARED = "onebotv11:111", "onebotv11:222", "onebotv11:333", "onebotv11:555"
 
 # Values that differ from one run to the next (random project ids, clock times, the package
 # version): only their type is compared. Everything else must match exactly.
@@ -84,6 +84,9 @@ EXCHANGES: list[tuple[str, str, str, dict[str, Any] | None, dict[str, str]]] = [
     ("recall_on", "PUT", f"/chats/{GROUP}/recall", {"enabled": True, "actor": "onebotv11:1"}, AUTH),
     ("optout", "PUT", f"/chats/{GROUP}/members/42/optout", {"opted_out": True, "actor": "onebotv11:42"}, AUTH),
     ("optin", "PUT", f"/chats/{GROUP}/members/42/optout", {"opted_out": False, "actor": "onebotv11:42"}, AUTH),
+    # SHARED talks in one shared session without the bridge's sender tags (issue 34 §2).
+    ("optout_not_attributable", "PUT", f"/chats/{SHARED}/members/42/optout",
+     {"opted_out": True, "actor": "onebotv11:42"}, AUTH),
 ]
 
 
@@ -111,6 +114,8 @@ def answers(tmp_path_factory) -> dict[str, dict[str, Any]]:
         world.session("beta notes about the zebra budget", cwd=beta, title="Beta budget", ts=1_760_000_100)
         world.session("group one asked about the kubernetes rollout", "see the plan", source="api_server",
                       sid=f"hermes-{GROUP.replace(':', '+group+')}+42", ts=1_760_000_200)
+        world.session("morning all", "morning!", source="api_server", sid=f"hermes-{SHARED.replace(':', '+group+')}",
+                      ts=1_760_000_300)
         build_index(home, load_settings(home))
         client = TestClient(create_app(home, KEY))
         out = {}

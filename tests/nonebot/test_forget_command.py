@@ -134,3 +134,11 @@ async def test_optout_and_optin_are_the_members_own(app: App, api: FakeRecallApi
     assert "不会再进入检索" in text
     api.replay("optin", path=path)
     assert "重新进入检索" in await _reply(app, bot_factory, group_message("/recall-optin"))
+
+
+async def test_optout_in_a_shared_group_is_refused_with_what_an_admin_can_do(app: App, api: FakeRecallApi,
+                                                                             bot_factory):
+    """Issue 34 §2: the server cannot tell the member's turns apart; the bot says so, not "opted out"."""
+    api.replay("optout_not_attributable", path=f"/chats/{CHAT}/members/{USER_ID}/optout")
+    text = await _reply(app, bot_factory, group_message("/recall-optout"))
+    assert "分不出哪句话是谁说的" in text and "/recall-off" in text and "不会再进入检索" not in text
