@@ -207,3 +207,42 @@ def test_one_members_forget_leaves_another_members_same_words_quoted(group):
     assert f"[user=Bob id=10003]: {said}" in recent
     assert "[user=Ann id=10002]: [hidden:" in recent  # Ann's own line is hers to take out
     assert "lighthouse" in search(client, "lighthouse drawer")  # Bob's own turn stays
+
+
+# -- a store written before rules named turns ------------------------------------------------------------
+def test_a_store_from_before_keeps_every_rule_and_its_forgets_now_reach_later_copies(group):
+    """forgotten.db at migration 2 (ids and spans only, as shipped before issue 34) migrates; its
+    forgotten ids count as forgotten turns, so a compaction after the upgrade brings nothing back."""
+    import sqlite3
+    import time
+
+    from hermes_side.stores import forgotten
+    from hermes_side.stores.migrations import migrate
+
+    world, client = group
+    ids = [m["id"] for m in world.db.get_messages(S2) if m["content"] in (SECRET, REPLY)]
+    path = forgotten.store_path(world.home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    migrate(conn, forgotten._MIGRATIONS[:2])
+    now = time.time()
+    conn.executemany("INSERT INTO forgotten VALUES (?, ?, 'fg-old', ?)", [(i, S2, now) for i in ids])
+    conn.execute("INSERT INTO rules (kind, chat, user_id, patterns, since, until, receipt)"
+                 " VALUES ('optout', ?, '10003', '[]', ?, NULL, 'fg-opt')", (G111, now))
+    conn.execute("INSERT INTO receipts (receipt, at, actor, surface, action, scope) VALUES"
+                 " ('fg-old', ?, 'a', 'api', 'forget', '{}'), ('fg-opt', ?, 'a', 'api', 'optout', '{}')", (now, now))
+    conn.close()
+    world.db.append_message(S3, "user", "said after opting out: the otter is in room five")
+
+    hermes_ops.compact(world.db, S2)
+    gone(client, "plum", "otter")
+
+    client.put(f"/chats/{G111}/members/10002/optout", json={"opted_out": True}, headers=AUTH)  # a write migrates
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(forgotten._MIGRATIONS)
+    assert conn.execute("SELECT count(*) FROM forgotten").fetchone()[0] == len(ids)
+    assert conn.execute("SELECT count(*) FROM rules").fetchone()[0] == 2
+    assert {r[0] for r in conn.execute("SELECT receipt FROM receipts")} >= {"fg-old", "fg-opt"}
+    conn.close()
+    gone(client, "plum", "otter")
+    assert "blue green" in search(client, "blue green")
