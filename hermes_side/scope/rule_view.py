@@ -55,21 +55,21 @@ class Quotes:
     """A chat's words for hiding quotes: of its hidden user turns (digest → authors) and of its
     user turns still in recall; with the chat's opt-out spans per member."""
 
-    out: dict[str, set[str]] = field(default_factory=dict)
-    kept: set[str] = field(default_factory=set)
+    out: dict[int, set[str]] = field(default_factory=dict)  # by the words' in-process hash
+    kept: set[int] = field(default_factory=set)
     optouts: dict[str, list[tuple[float, float | None]]] = field(default_factory=dict)
 
     def reply_hidden(self, words: str) -> bool:
         """A reply quote names no author: hidden when its words are hidden words of the chat and no
         turn of the chat still in recall says them (then it may be that author's, who kept them)."""
-        found = speakers.digest(words)
+        found = hash(words)
         return found in self.out and found not in self.kept
 
     def line_hidden(self, member: str, words: str, when: float | None) -> bool:
         """A ``<recent_messages>`` line names its author: hidden when that author (or a turn whose
         author cannot be told) took those words out, or the author was opted out when it was said
         (``when`` unknown: at any time)."""
-        authors = self.out.get(speakers.digest(words), set())
+        authors = self.out.get(hash(words), set())
         if member in authors or "" in authors:
             return True
         return any(when is None or (since <= when and (until is None or when < until))
@@ -82,12 +82,13 @@ class View:
 
     def __init__(self, record: RuleSet, facts: Mapping[str, SessionFacts]) -> None:
         self.serial = next(_serials)
-        self.record_fp = record.fingerprint
+        self.rules = rules_of(record)
         self.facts = dict(facts)
         self.legacy = record.message_ids
         self.keys: dict[tuple[str, str, str], set[str]] = {}
         for anchor, author, role, digest in record.turns:
             self.keys.setdefault((anchor, role, digest), set()).add(author)
+        self.keyed = {(anchor, role) for anchor, role, _ in self.keys}  # where a row's digest can matter
         self.spans: dict[str, list[Any]] = {}
         for rule in record.rules:
             self.spans.setdefault(rule.chat, []).append(rule)
@@ -95,7 +96,7 @@ class View:
         self.families = {a.removeprefix("family:") for a, *_ in record.turns if a.startswith("family:")}
         self.id_sessions = record.id_sessions
         self.relevant = self._relevant()
-        self.attributor = Attributor(self.facts)
+        self.attributor = Attributor(self.facts, lambda anchor, role: (anchor, role) in self.keyed)
         self.lineage: tuple = ()
         self.last_id = 0
         self.log: list[int] = sorted(record.message_ids)  # 1., also where the row is no turn (any more)
@@ -137,13 +138,16 @@ class View:
             text = message_text(content)
             if summary or is_summary_text(text):
                 continue
-            found = self.attributor.said(sid, role, text, ts)
+            found = self.attributor.said(sid, role, text, ts, keyed=mid in self.legacy)
             if found is not None:
                 said.append((mid, sid, found, text))
                 if mid in self.legacy:
                     self.keys.setdefault((found.anchor, found.role, found.digest), set()).add(found.author)
+                    self.keyed.add((found.anchor, found.role))
         for mid, sid, found, text in said:
             facts = self.facts[sid]
+            if not found.digest and (found.anchor, found.role) in self.keyed:  # a legacy id's key, found later
+                found = found._replace(digest=speakers.digest(text))
             out = mid in self.legacy or self.judge(found, facts)
             if out and mid not in self.hidden:
                 self.hidden.add(mid)
@@ -166,7 +170,7 @@ class View:
 
     def _words(self, said: Said, text: str, out: bool, mid: int) -> None:
         quotes = self.quotes.setdefault(said.anchor, Quotes())
-        own = speakers.digest(speakers.words(text))
+        own = hash(speakers.words(text))
         if out:
             quotes.out.setdefault(own, set()).add(said.author)
         else:
@@ -243,9 +247,10 @@ def current(conn: sqlite3.Connection, home: Path, record: RuleSet) -> View:
         view = _views.get(key)
         if view is not None and newest < view.last_id:
             view = None  # another state.db at this path (restored from a backup): read it afresh
-        if view is None or view.record_fp != record.fingerprint or view.lineage != lineage:
+        rules = rules_of(record)
+        if view is None or view.rules != rules or view.lineage != lineage:
             facts = _facts(conn, home)
-            if view is None or view.record_fp != record.fingerprint or not view.extend(facts):
+            if view is None or view.rules != rules or not view.extend(facts):
                 view = View(record, facts)
             view.lineage = lineage
             _views[key] = view
@@ -253,6 +258,11 @@ def current(conn: sqlite3.Connection, home: Path, record: RuleSet) -> View:
             view.feed(_rows(conn, view, newest))
             view.last_id = max(view.last_id, newest)
         return view
+
+
+def rules_of(record: RuleSet) -> tuple:
+    """What a view depends on: the rules, not the file (a receipt marked done changes the file only)."""
+    return (record.message_ids, record.rules, record.turns)
 
 
 def forget_views() -> None:

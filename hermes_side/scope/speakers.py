@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .chat_rule import origin_of
 from .chats import member_from_session_id
@@ -108,16 +108,17 @@ def _member(session_id: str, rows: Mapping[str, Mapping[str, Any]]) -> str | Non
     return None
 
 
-@dataclass(frozen=True)
-class Said:
-    """One row as the rules see it (module docstring)."""
+class Said(NamedTuple):
+    """One row as the rules see it (module docstring). ``digest`` is the words' digest as rules
+    store it, filled only where a rule may need it (:meth:`Attributor.said` ``keyed``): it costs
+    more than everything else about a row. (A tuple: a rebuild makes one per row.)"""
 
     anchor: str
     author: str
     role: str
-    digest: str
     when: float  # the original's time
     copy: bool = False
+    digest: str = ""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -128,31 +129,41 @@ def anchor_of(facts: SessionFacts) -> str:
     return facts.chat if facts.chat and not facts.operator else f"family:{facts.family}"
 
 
-class Attributor:
-    """Turns rows (fed in id order) into :class:`Said`, remembering each family's originals and
-    each session's current exchange (whose turn an agent turn answers)."""
+Keyed = Callable[[str, str], bool]  # (anchor, role) → whether the row's digest is needed
 
-    def __init__(self, facts: Mapping[str, SessionFacts]) -> None:
+
+class Attributor:
+    """Turns rows (fed in id order) into :class:`Said`, remembering each family's originals (by the
+    words' in-process hash: a copy is found without digesting it) and each session's current
+    exchange (whose turn an agent turn answers)."""
+
+    def __init__(self, facts: Mapping[str, SessionFacts], keyed: Keyed = lambda anchor, role: True) -> None:
         self.facts = facts
-        self.originals: dict[tuple[str, str, str], Said] = {}
+        self.keyed = keyed
+        self.originals: dict[tuple[str, str, int], Said] = {}
         self.exchange: dict[str, str] = {}  # session → author of its last user turn
 
-    def said(self, session_id: str, role: str, text: str, timestamp: float | None) -> Said | None:
-        """``None`` for what is no turn (no words, a role other than user/assistant)."""
+    def said(self, session_id: str, role: str, text: str, timestamp: float | None, *,
+             keyed: bool = False) -> Said | None:
+        """``None`` for what is no turn (no words, a role other than user/assistant). ``keyed``:
+        digest the words whatever ``self.keyed`` says."""
         words = text.strip()
         facts = self.facts.get(session_id)
         if not words or role not in ("user", *AGENT_ROLES) or facts is None:
             return None
-        found = self.originals.get((facts.family, role, digest(words)))
-        if found is None:
-            found = Said(anchor_of(facts), self._author(facts, session_id, role, words), role, digest(words),
-                         float(timestamp or 0.0))
-            self.originals[(facts.family, role, found.digest)] = found
-        else:
-            found = Said(found.anchor, found.author, role, found.digest, found.when, True)
+        known = (facts.family, role, hash(words))
+        original = self.originals.get(known)
+        copy = original is not None
+        if original is None:
+            original = Said(anchor_of(facts), self._author(facts, session_id, role, words), role,
+                            float(timestamp or 0.0))
+            self.originals[known] = original
         if role == "user":
-            self.exchange[session_id] = found.author
-        return found
+            self.exchange[session_id] = original.author
+        wanted = keyed or self.keyed(original.anchor, role)
+        if not copy and not wanted:
+            return original
+        return Said(original.anchor, original.author, role, original.when, copy, digest(words) if wanted else "")
 
     def _author(self, facts: SessionFacts, session_id: str, role: str, words: str) -> str:
         if role != "user":
@@ -162,10 +173,3 @@ class Attributor:
         if facts.member:
             return facts.member
         return (sender_tag(words) or "") if facts.chat else ""
-
-    def lookup(self, session_id: str, role: str, text: str) -> Said | None:
-        """The turn ``text`` of ``session_id`` is, if it was fed (no state changes)."""
-        facts = self.facts.get(session_id)
-        if facts is None or not text.strip():
-            return None
-        return self.originals.get((facts.family, role, digest(text)))

@@ -297,7 +297,7 @@ class ProfileReader:
             "SELECT id, session_id, role, content, timestamp FROM messages"
             " WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(ids)),)).fetchall()
         texts = {r["id"]: {"session_id": r["session_id"], "text": message_text(r["content"])} for r in rows}
-        # Another member's words quoted in a turn, which that member took out of recall (stores/quotes.py).
+        # Another member's words quoted in a turn, which that member took out of recall (scope/quotes.py).
         quotes.hide(self.connection(), self.home, self.scope_map, texts)
         return {r["id"]: Message(r["role"], texts[r["id"]]["text"], r["timestamp"], r["session_id"]) for r in rows}
 

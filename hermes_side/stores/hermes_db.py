@@ -176,14 +176,17 @@ def load_projects(home: Path) -> list[dict[str, Any]]:
 
 
 def file_fingerprint(path: Path) -> tuple:
-    """(mtime, size, WAL mtime) of a SQLite file; changes whenever anyone commits to it."""
+    """(mtime, size, WAL mtime) of a SQLite file; changes whenever anyone commits to it. An empty
+    WAL holds nothing: a reader that merely opens the file creates one, which is no change."""
     try:
         st = path.stat()
     except FileNotFoundError:
         return (0, 0)
-    wal = path.with_name(path.name + "-wal")
-    wal_m = wal.stat().st_mtime_ns if wal.exists() else 0
-    return (st.st_mtime_ns, st.st_size, wal_m)
+    try:
+        wal = path.with_name(path.name + "-wal").stat()
+    except FileNotFoundError:
+        wal = None
+    return (st.st_mtime_ns, st.st_size, wal.st_mtime_ns if wal is not None and wal.st_size else 0)
 
 
 def projects_fingerprint(home: Path) -> tuple:

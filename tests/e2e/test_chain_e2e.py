@@ -433,3 +433,38 @@ async def test_a_groups_forget_of_a_compacted_turn_leaves_nothing_findable(chain
     found = httpx.post(api.url + "/search", headers={"Authorization": f"Bearer {RECALL_KEY}"}, timeout=30,
                        json={"query": "heron locker combination", "chat": f"onebotv11:{BOUND}", "mode": "keyword"})
     assert found.status_code == 200 and "5521" not in found.text
+
+
+async def test_a_forget_holds_when_hermes_compacts_the_session_afterwards(chain):
+    """Issue 34: a member forgets their words, then Hermes compacts the session in place — writing the
+    kept tail again with new ids and the compaction's time. Neither /recall nor the agent's search in
+    the group finds the words afterwards."""
+    from hermes_state import SessionDB
+
+    home, member = chain["home"], 10099
+    await _turn(chain, BOUND, "the vault code is plover-8830", user_id=member)
+    assert "8830" in await _ask(chain, BOUND, "/recall plover vault --mode keyword", user_id=member)
+
+    preview = await _ask(chain, BOUND, "/forget", user_id=member)
+    assert "confirm" in preview, preview
+    done = await _ask(chain, BOUND, "/forget confirm", user_id=member)
+    assert "fg-" in done, done
+    sid = f"hermes-onebotv11+group+{BOUND}+{member}"
+    saved = os.environ.get("HERMES_HOME")
+    os.environ["HERMES_HOME"] = str(home)
+    try:
+        db = SessionDB(db_path=home / "state.db")
+        live = db.get_messages(sid)
+        db.archive_and_compact(sid, [{"role": "user", "content": "[CONTEXT COMPACTION — REFERENCE ONLY] a vault"},
+                                     *({"role": m["role"], "content": m["content"]} for m in live[-2:])])
+        db.close()
+    finally:
+        if saved is None:
+            os.environ.pop("HERMES_HOME", None)
+        else:
+            os.environ["HERMES_HOME"] = saved
+
+    assert "8830" not in await _ask(chain, BOUND, "/recall plover vault --mode keyword", user_id=member)
+    assert "8830" not in await _ask(chain, BOUND, "/recall plover vault", user_id=MEMBER)  # hybrid, another member
+    await _turn(chain, BOUND, 'TOOL:project_history_search {"query": "plover vault code"}')
+    assert "8830" not in _results(chain, "project_history_search")[-1]

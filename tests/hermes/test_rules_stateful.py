@@ -247,8 +247,8 @@ class RecallRules(RuleBasedStateMachine):
             return
         said = [s for s in self.model.said if s.chat == chat and s.role == "user" and self.model.visible(s)]
         mine = [s for s in said if s.author == member]
-        cut = as_sent(data.draw(st.sampled_from([s.when for s in (said if form == "chat" else mine)]),
-                                label="cut")) if (mine or form == "chat" and said) else None
+        cut = self.cut_before(data.draw(st.sampled_from(said if form == "chat" else mine), label="cut")
+                              ) if (mine or form == "chat" and said) else None
         if form == "result" and mine:
             turn = data.draw(st.sampled_from(mine), label="result")
             body, turns = ({"scope": "member", "user": member, "message_id": self.row_of(turn)},
@@ -270,6 +270,12 @@ class RecallRules(RuleBasedStateMachine):
         self.model.forget(turns)
         note(f"/forget {body} in {chat}: {r.json()['messages']} row(s)")
 
+    def cut_before(self, said: Said) -> float:
+        """A time just before ``said`` and after every turn before it, far from both: the cut does
+        not depend on how the clock's last digits round (``as_sent``)."""
+        earlier = [s.when for s in self.model.said if s.when < said.when]
+        return as_sent((max(earlier, default=said.when - 1.0) + said.when) / 2)
+
     def row_of(self, said: Said) -> int:
         conn = sqlite3.connect(f"file:{self.home / 'state.db'}?mode=ro", uri=True)
         try:
@@ -278,7 +284,7 @@ class RecallRules(RuleBasedStateMachine):
         finally:
             conn.close()
 
-    @precondition(lambda self: self.n > self.maintained + 6)  # something new since the last one
+    @precondition(lambda self: self.n > self.maintained + 3)  # something new since the last one
     @rule(op=st.sampled_from(["reindex", "restart"]))
     def maintenance(self, op: str) -> None:
         """``hermes recall index``, or a restart: nothing cached in memory survives."""
