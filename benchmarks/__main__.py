@@ -24,6 +24,7 @@ BENCHMARKS: dict[str, str] = {  # name → module; the order of the index
     "keyword_ab": "benchmarks.bench_keyword_ab",
     "latency": "benchmarks.bench_latency",
     "forget": "benchmarks.bench_forget",
+    "rules": "benchmarks.bench_rules",
     "indexing": "benchmarks.bench_indexing",
     "vector_scan": "benchmarks.bench_vector_scan",
     "api_edges": "benchmarks.bench_api_edges",

@@ -7,12 +7,12 @@ Rules name turns (``scope/speakers.py``): the forgotten turns are drawn from the
 tenth of them from the searched scope, and recorded the way ``/forget`` records them
 (``forgotten.forget_turns``), under one receipt per 1,000.
 
-Run from the repository root on a home made by ``benchmarks/synth.py`` whose 10k bucket has vectors
-(``benchmarks/fill_vectors.py --bucket 10k``); the benchmark copies it twice and writes only the copies:
+Run on a home made by ``python -m benchmarks synth`` whose 10k bucket has vectors
+(``python -m benchmarks fill_vectors --bucket 10k``); the benchmark copies it twice and writes only the copies:
 
-    .venv/bin/python benchmarks/synth.py --home /tmp/rules/base --messages 100000 --projects 20
-    .venv/bin/python benchmarks/fill_vectors.py --home /tmp/rules/base --bucket 10k
-    .venv/bin/python -m benchmarks.bench_rules --base /tmp/rules/base --work /tmp/rules --rules 10000
+    python -m benchmarks synth --home /tmp/rules/base --messages 100000 --projects 20
+    python -m benchmarks fill_vectors --home /tmp/rules/base --bucket 10k
+    python -m benchmarks rules --base /tmp/rules/base --work /tmp/rules --rules 10000
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def view_costs(home: Path) -> dict:
     return {"build_ms": round(build, 1), "unchanged_ms": round(unchanged, 3), "rows_out_of_recall": hidden}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", type=Path, required=True, help="a synth.py home with vectors in its 10k bucket")
     ap.add_argument("--work", type=Path, required=True, help="where the two copies go")
@@ -100,7 +100,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=150)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     plain, ruled = copy_home(args.base, args.work / "no-rules"), copy_home(args.base, args.work / "rules")
     os.environ["HERMES_HOME"] = str(ruled)
     from hermes_side.search.engine import SearchEngine
