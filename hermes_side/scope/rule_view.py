@@ -26,7 +26,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -82,11 +82,24 @@ class View:
 
     def __init__(self, record: RuleSet, facts: Mapping[str, SessionFacts]) -> None:
         self.serial = next(_serials)
-        self.rules = rules_of(record)
         self.facts = dict(facts)
-        self.legacy = record.message_ids
+        self.derived: list[tuple[str, str, str, str]] = []  # the turns forgotten ids name (1.), found reading
+        self.quotes: dict[str, Quotes] = {}
+        self._take(record)
+        self.relevant = self._relevant()
+        self.attributor = Attributor(self.facts, lambda anchor, role: (anchor, role) in self.keyed)
+        self.lineage: tuple = ()
+        self.last_id = 0
+        self.log: list[int] = sorted(record.message_ids)  # 1., also where the row is no turn (any more)
+        self.hidden: set[int] = set(self.log)
+        self.quoting: dict[int, float] = {}  # a turn holding quotes → its original's time
+
+    def _take(self, record: RuleSet) -> None:
+        """The rules of ``record``, indexed for judging rows."""
+        self.rules = rules_of(record)
+        self.legacy, self.id_sessions = record.message_ids, record.id_sessions
         self.keys: dict[tuple[str, str, str], set[str]] = {}
-        for anchor, author, role, digest in record.turns:
+        for anchor, author, role, digest in [*record.turns, *self.derived]:
             self.keys.setdefault((anchor, role, digest), set()).add(author)
         self.keyed = {(anchor, role) for anchor, role, _ in self.keys}  # where a row's digest can matter
         self.spans: dict[str, list[Any]] = {}
@@ -94,20 +107,60 @@ class View:
             self.spans.setdefault(rule.chat, []).append(rule)
         self.chats = set(self.spans) | {a for a, *_ in record.turns if not a.startswith("family:")}
         self.families = {a.removeprefix("family:") for a, *_ in record.turns if a.startswith("family:")}
-        self.id_sessions = record.id_sessions
-        self.relevant = self._relevant()
-        self.attributor = Attributor(self.facts, lambda anchor, role: (anchor, role) in self.keyed)
-        self.lineage: tuple = ()
-        self.last_id = 0
-        self.log: list[int] = sorted(record.message_ids)  # 1., also where the row is no turn (any more)
-        self.hidden: set[int] = set(self.log)
-        self.quotes: dict[str, Quotes] = {}
-        self.quoting: dict[int, float] = {}  # a turn holding quotes → its original's time
         for chat, rules in self.spans.items():
-            quotes = self.quotes.setdefault(chat, Quotes())
+            optouts: dict[str, list[tuple[float, float | None]]] = {}
             for rule in rules:
                 if rule.kind == "optout":
-                    quotes.optouts.setdefault(rule.user_id, []).append((rule.since, rule.until))
+                    optouts.setdefault(rule.user_id, []).append((rule.since, rule.until))
+            self.quotes.setdefault(chat, Quotes()).optouts = optouts
+
+    def absorb(self, conn: sqlite3.Connection, record: RuleSet) -> bool:
+        """Take rules added since this view was built without reading all history again: a forget
+        in a chat or family that has rules already re-reads that chat only; a span starts now, so
+        no row said before changes. False when the rules changed otherwise (build a new view)."""
+        ids, spans, turns = self.rules
+        if not (ids <= record.message_ids and turns <= record.turns and len(spans) <= len(record.rules)
+                and all(a == b or (a.until is None and a == replace(b, until=None))
+                        for a, b in zip(spans, record.rules, strict=False))):
+            return False
+        anchors = {a for a, *_ in record.turns - turns}
+        chats, families, relevant = set(self.chats), set(self.families), self.relevant
+        self._take(record)
+        if self.chats - chats or self.families - families or self._relevant() - relevant:
+            return False  # history this view never read now matters
+        for mid in sorted(record.message_ids - ids):
+            if mid not in self.hidden:
+                self.hidden.add(mid)
+                self.log.append(mid)
+        self._rejudge(conn, anchors)
+        return True
+
+    def _rejudge(self, conn: sqlite3.Connection, anchors: set[str]) -> None:
+        """Judge again every row read so far of the chats and families ``anchors`` name."""
+        fams = {f.family for f in self.facts.values() if speakers.anchor_of(f) in anchors}
+        sessions = sorted(sid for sid in self.relevant if self.facts[sid].family in fams)
+        if not sessions:
+            return
+        for chat in anchors & self.chats:
+            self.quotes.setdefault(chat, Quotes()).out.clear()
+            self.quotes[chat].kept.clear()
+        select, where = row_sql(conn)
+        rows = conn.execute(f"SELECT {select} FROM messages m WHERE m.id <= ? AND {where}"
+                            " AND m.session_id IN (SELECT value FROM json_each(?))",
+                            (self.last_id, json.dumps(sessions))).fetchall()
+        for mid, sid, role, content, _ts, summary in rows:
+            text = message_text(content)
+            facts = self.facts[sid]
+            original = self.attributor.originals.get((facts.family, role, hash(text.strip())))
+            if summary or original is None or is_summary_text(text):
+                continue
+            said = original._replace(digest=speakers.digest(text))
+            out = mid in self.hidden or self.judge(said, facts)
+            if out and mid not in self.hidden:
+                self.hidden.add(mid)
+                self.log.append(mid)
+            if role == "user" and not facts.operator and said.anchor in anchors & self.chats:
+                self._words(said, text, out, mid)
 
     # -- which sessions a rule can reach ----------------------------------------------------------
     def _relevant(self) -> set[str]:
@@ -142,6 +195,7 @@ class View:
             if found is not None:
                 said.append((mid, sid, found, text))
                 if mid in self.legacy:
+                    self.derived.append(found.key)
                     self.keys.setdefault((found.anchor, found.role, found.digest), set()).add(found.author)
                     self.keyed.add((found.anchor, found.role))
         for mid, sid, found, text in said:
@@ -239,7 +293,8 @@ def sessions_key(conn: sqlite3.Connection) -> tuple:
 
 
 def current(conn: sqlite3.Connection, home: Path, record: RuleSet) -> View:
-    """The view of ``home``'s rules over what ``conn`` sees now, built or extended as needed."""
+    """The view of ``home``'s rules over what ``conn`` sees now: extended by new sessions, new
+    rules and new rows where it can be, built anew where it cannot."""
     key = str(hermes_db.state_db_path(home))
     newest = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
     lineage = (sessions_key(conn), bindings.fingerprint(home))
@@ -248,12 +303,14 @@ def current(conn: sqlite3.Connection, home: Path, record: RuleSet) -> View:
         if view is not None and newest < view.last_id:
             view = None  # another state.db at this path (restored from a backup): read it afresh
         rules = rules_of(record)
-        if view is None or view.rules != rules or view.lineage != lineage:
-            facts = _facts(conn, home)
-            if view is None or view.rules != rules or not view.extend(facts):
-                view = View(record, facts)
-            view.lineage = lineage
+        if view is not None and view.lineage != lineage and not view.extend(_facts(conn, home)):
+            view = None
+        if view is not None and view.rules != rules and not view.absorb(conn, record):
+            view = None
+        if view is None:
+            view = View(record, _facts(conn, home))
             _views[key] = view
+        view.lineage = lineage
         if newest > view.last_id:
             view.feed(_rows(conn, view, newest))
             view.last_id = max(view.last_id, newest)
