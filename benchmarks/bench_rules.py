@@ -130,6 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     costs = view_costs(ruled) | one_more_forget(ruled, more)
     engines = {"no rules": SearchEngine(plain), "rules": SearchEngine(ruled)}
     times: dict[str, list[float]] = {name: [] for name in engines}
+    statuses: dict[str, dict[str, int]] = {name: {} for name in engines}
     for engine in engines.values():  # warm: scope maps, vectors, the view
         for q in queries[:5]:
             engine.search(parse_search_args({"query": q["text"], "mode": "hybrid", "limit": 3}), project=project)
@@ -140,12 +141,15 @@ def main(argv: list[str] | None = None) -> None:
             order.reverse()  # alternating, query by query, each arm first every other time
             for name in order:
                 t0 = time.perf_counter()
-                engines[name].search(req, project=project)
+                found = engines[name].search(req, project=project)
                 times[name].append((time.perf_counter() - t0) * 1000)
+                status = found.get("semantic_status", "-")
+                statuses[name][status] = statuses[name].get(status, 0) + 1
     out = {"written": rules, "view": costs, "load_average": os.getloadavg(), "bucket": args.bucket,
            "searches_each": len(times["rules"])}
     for name, values in times.items():
-        out[name] = {"p50_ms": round(statistics.median(values), 1), "p95_ms": round(pct(values, 0.95), 1)}
+        out[name] = {"p50_ms": round(statistics.median(values), 1), "p95_ms": round(pct(values, 0.95), 1),
+                     "semantic_status": statuses[name]}
     out["p95_ratio"] = round(out["rules"]["p95_ms"] / out["no rules"]["p95_ms"], 3)
     out["p50_ratio"] = round(out["rules"]["p50_ms"] / out["no rules"]["p50_ms"], 3)
     # Paired per query: the same query, one run after the other.
