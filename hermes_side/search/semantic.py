@@ -37,6 +37,7 @@ from ..stores import hermes_db
 from . import threads
 from .fusion import rrf
 from .query import embed_text
+from .reader import reader_for
 from .settings import RANKING
 
 log = logging.getLogger(__name__)
@@ -141,14 +142,13 @@ def _search(home: Path, query: str, scope: list[str], top_k: int, profile: str |
     # are read: a first search pays for the longer of the two, not both. A remote provider is sent
     # nothing before the scope proves to have vectors to compare with.
     nulls = threads.pool("passes").submit(null_vectors, embedder) if not embedder.remote and scope else None
-    state = history.connect_ro(home)
     db = open_store_if_exists(home)
     try:
-        pending = pending_sessions(state, db, embedder.fingerprint, settings, scope)
-        hits, baselines, passages = _hits(home, state, embedder, query, scope, top_k, settings.latent_terms, place,
-                                          nulls) if db is not None and scope else ([], {}, None)
+        with reader_for(home).beside() as state:
+            pending = pending_sessions(state, db, embedder.fingerprint, settings, scope)
+            hits, baselines, passages = _hits(home, state, embedder, query, scope, top_k, settings.latent_terms,
+                                              place, nulls) if db is not None and scope else ([], {}, None)
     finally:
-        state.close()
         if db is not None:
             db.close()
     status = _status(home, settings, embedder.fingerprint, pending, catch_up)
