@@ -9,9 +9,11 @@ reply quotes and ``<recent_messages>`` blocks, Hermes' compaction and compressio
 recall-off/on, re-indexing and a restart. After every step the model (``rules_model.py``) is the
 oracle: nothing out is shown on any surface, and nothing else is lost (``_check``).
 
-CI runs a fixed, derandomized budget on each Hermes line (``RECALL_STATEFUL_EXAMPLES`` ×
-``RECALL_STATEFUL_STEPS``, default 6 × 14); ``RECALL_STATEFUL=big`` runs a random, larger one. A
-failure prints the shortest sequence of steps and a reproduction blob.
+CI runs a fixed budget on each Hermes line: ``RECALL_STATEFUL_EXAMPLES`` sequences of at most
+``RECALL_STATEFUL_STEPS`` steps (default 16 × 16) from the fixed seed ``RECALL_STATEFUL_SEED``
+(default 34); ``RECALL_STATEFUL=big`` runs a larger one (60 × 40) from a random seed. A failure
+prints the seed that reproduces the run, the shortest failing sequence of steps (Hypothesis shrinks
+it) with what each step did, and a reproduction blob.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import random
 import shutil
 import sqlite3
 import tempfile
@@ -27,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, Verbosity, note, settings
+from hypothesis import HealthCheck, Verbosity, note, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -56,6 +59,7 @@ ROOT = tempfile.mkdtemp(prefix="recall-stateful-")
 atexit.register(shutil.rmtree, ROOT, True)
 EXAMPLES = int(os.environ.get("RECALL_STATEFUL_EXAMPLES", 60 if BIG else 16))
 STEPS = int(os.environ.get("RECALL_STATEFUL_STEPS", 40 if BIG else 16))
+SEED = int(os.environ.get("RECALL_STATEFUL_SEED") or (random.randrange(2**32) if BIG else 34))
 
 
 def iso(ts: float) -> str:
@@ -128,6 +132,8 @@ class RecallRules(RuleBasedStateMachine):
     @initialize(turns=st.lists(st.tuples(st.sampled_from([G111, G444]), st.sampled_from(MEMBERS), st.booleans()),
                                min_size=2, max_size=5))
     def start(self, turns: list[tuple[str, str, bool]]) -> None:
+        note(f"RECALL_STATEFUL_SEED={SEED} (with RECALL_STATEFUL_EXAMPLES={EXAMPLES} RECALL_STATEFUL_STEPS={STEPS})"
+             " reproduces this run")
         for chat, member, tag in turns:
             self.turn(chat, member, tag, "none", None)
 
@@ -405,7 +411,8 @@ class RecallRules(RuleBasedStateMachine):
 
 
 RecallRules.TestCase.settings = settings(
-    max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, derandomize=not BIG, database=None,
+    max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
     print_blob=True, suppress_health_check=list(HealthCheck),
     verbosity=Verbosity.verbose if os.environ.get("RECALL_STATEFUL_VERBOSE") else Verbosity.normal)
+seed(SEED)(RecallRules)  # run_state_machine_as_test takes the machine's seed
 TestRecallRules = RecallRules.TestCase
