@@ -118,7 +118,7 @@ def _build_stats(conn: sqlite3.Connection, sample: Sequence[int], filters: Filte
     return ScopeStats(len(rows), df, built_for, frozenset(members))
 
 
-# The NoneBot bridge's sender tag, ``[user=Nick id=ID]`` (stores/quotes.py), as folded text.
+# The NoneBot bridge's sender tag, ``[user=Nick id=ID]`` (scope/quotes.py), as folded text.
 SENDER = re.compile(r"\[user=([^\]]*?) id=[^\]\s]+\]")
 WORD = re.compile(r"[^\W_]+")  # as query.py splits a query into words
 

@@ -306,9 +306,9 @@ def test_searches_and_index_runs_during_20_writes_per_second(world, background, 
     assert not rewound & _indexed_ids(home)
     assert eligible <= _indexed_ids(home)
 
-    # The warm scope caches notice the last second's messages and the session created mid-way.
-    last = [w for w in written if w.at >= written[-1].at - 1.0]
-    assert len(last) >= 5
+    # The warm scope caches notice the last messages written and the session created mid-way (the
+    # last five, not the last second's: a starved writer thread may write one in its last second).
+    last = written[-5:]
     for w in last:
         res = engine.search(parse_search_args({"query": w.token, "mode": "keyword", "limit": 10}), project=pid)
         assert w.id in {r["message_id"] for r in res["results"]}, (w, res)

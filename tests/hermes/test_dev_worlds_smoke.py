@@ -1,7 +1,7 @@
 """Smoke test of the chat-shaped dev worlds (FriendsQA, MemoryBank) and the paired protocol's test.
 
 The worlds must hold what the NoneBot bridge would have written: the plugin's own readers of the
-bridge's text (``stores/quotes.words``, ``scope/chats``) must read our rows as they read real
+bridge's text (``scope/quotes.words``, ``scope/chats``) must read our rows as they read real
 ones, every session must be searchable in its chat's project, and every question's evidence must
 be a row that holds its answer. FriendsQA and MemoryBank are research data read from ../shared.
 """
@@ -54,7 +54,7 @@ def friends(tmp_path_factory):
 
 def test_friends_rows_read_as_the_bridge_writes_them(friends):
     from hermes_side.scope.chats import chat_from_session_id, member_from_session_id
-    from hermes_side.stores import quotes
+    from hermes_side.scope import quotes
 
     users = [t for t in friends.by_message.values() if t.role == "user"]
     assert users and len(friends.projects) == 4
