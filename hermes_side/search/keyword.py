@@ -98,9 +98,14 @@ class ScopeStats:
     df: Counter
     built_for: int  # scope size when built
     members: frozenset[str] = frozenset()  # the words of the members' names its sender tags show
+    spread: Counter = field(default_factory=Counter)  # term → conversations (sessions) holding it
+    conversations: int = 0  # sessions sampled
 
     def share(self, term: Term) -> float:
         return self.df_of(term) / max(1, self.size)
+
+    def spread_of(self, term: Term) -> float:
+        return max((self.spread.get(f, 0) for f in term.forms), default=0) / max(1, self.conversations)
 
     def df_of(self, term: Term) -> int:
         return sum(self.df.get(f, 0) for f in term.forms)
@@ -109,13 +114,16 @@ class ScopeStats:
 def _build_stats(conn: sqlite3.Connection, sample: Sequence[int], filters: Filters, built_for: int) -> ScopeStats:
     df: Counter = Counter()
     members: set[str] = set()
+    held: dict[str, set[str]] = {}
     rows = _rows(conn, sample, Filters(filters.session_ids))
-    for _, _, content in rows:
+    for _, session, content in rows:
         folded = fold(message_text(content))
-        df.update(doc_terms(folded).keys())
-        df.update({ch for run in cjk_runs(folded) if len(run) > 1 for ch in run})  # single-character terms
+        terms = doc_terms(folded).keys() | {ch for run in cjk_runs(folded) if len(run) > 1 for ch in run}
+        df.update(terms)  # CJK single characters too
+        held.setdefault(session, set()).update(terms)
         members.update(w for name in SENDER.findall(folded) for w in WORD.findall(name))
-    return ScopeStats(len(rows), df, built_for, frozenset(members))
+    spread = Counter(t for terms in held.values() for t in terms)
+    return ScopeStats(len(rows), df, built_for, frozenset(members), spread, len(held))
 
 
 # The NoneBot bridge's sender tag, ``[user=Nick id=ID]`` (scope/quotes.py), as folded text.
@@ -231,13 +239,15 @@ def select_terms(terms: Sequence[Term], df_of: Callable[[Term], int]) -> tuple[l
 
 
 def _drop_common(terms: Sequence[Term], share: dict[Term, float], scope_size: int,
-                 members: frozenset[str] = frozenset()) -> tuple[list[Term], frozenset[str]]:
-    """Drop words found in more than ``common_share`` of the scope, unless the rest would find nothing
-    (or the scope is too small for "common" to mean anything); a word of a member's name stays."""
+                 members: frozenset[str] = frozenset(),
+                 spread: Callable[[Term], float] = lambda t: 1.0) -> tuple[list[Term], frozenset[str]]:
+    """Drop words found in more than ``common_share`` of the scope (and ``common_spread`` of its
+    conversations), unless the rest would find nothing (or the scope is too small for "common" to
+    mean anything); a word of a member's name stays."""
     if scope_size < RANKING.common_min_scope:
         return list(terms), frozenset()
     common = [t for t in terms if t.kind == "word" and share.get(t, 0.0) > RANKING.common_share
-              and t.text not in members]
+              and t.text not in members and spread(t) > RANKING.common_spread]
     kept = [t for t in terms if t not in common]
     if not any(share.get(t, 0.0) > 0 for t in kept):
         return list(terms), frozenset()
@@ -260,15 +270,27 @@ def _scan(conn, rows: ScopeRows, terms: list[Term], filters: Filters, limit: int
         df: Counter = Counter(t for doc in docs for t in doc.tf)
         share = {t: df[t] / max(1, len(window)) for t in terms}
         dropped: list[Term] = []
+        spread = _doc_spread(docs, filters)
     else:
         stats = _scope_stats(conn, rows, filters)
         terms, dropped = select_terms(terms, stats.df_of)
         needles = _needles(_rarest(terms, stats.df_of, RANKING.scan_needle_terms))
         docs = _read(conn, window, filters, Matcher(terms), needles)
         share = {t: stats.share(t) for t in terms}
-    kept, common = _drop_common(terms, share, len(window), members)
+        spread = stats.spread_of
+    kept, common = _drop_common(terms, share, len(window), members, spread)
     weights = _scope_idf(kept, share, len(rows.ids))
     return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, frozenset(weights))
+
+
+def _doc_spread(docs: Sequence[Doc], filters: Filters) -> Callable[[Term], float]:
+    """Each term's share of the scope's conversations that hold it, from the scanned rows."""
+    held: dict[Term, set[str]] = {}
+    for doc in docs:
+        for t in doc.tf:
+            held.setdefault(t, set()).add(doc.session_id)
+    n = max(1, len(filters.session_ids))
+    return lambda t: len(held.get(t, ())) / n
 
 
 def _scope_idf(terms: Sequence[Term], share: dict[Term, float], size: int) -> dict[Term, float]:
@@ -301,7 +323,7 @@ def _fts_plan(conn, rows: ScopeRows, terms: list[Term], filters: Filters,
     searched, dropped = select_terms(terms, stats.df_of)
     share = {t: stats.share(t) for t in searched}
     size = len(rows.ids)
-    kept, common = _drop_common(searched, share, size, members)
+    kept, common = _drop_common(searched, share, size, members, stats.spread_of)
     return FtsPlan(stats, kept, dropped, common, _scope_idf(kept, share, size), tuple(terms), size, members)
 
 
@@ -326,7 +348,7 @@ def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: 
     if len(terms) > RANKING.scan_needle_terms:
         terms, _ = select_terms(terms, stats.df_of)
     share = {t: stats.share(t) for t in terms}
-    return _drop_common(terms, share, len(rows.ids[-RANKING.recent_fallback:]), members)[1], None
+    return _drop_common(terms, share, len(rows.ids[-RANKING.recent_fallback:]), members, stats.spread_of)[1], None
 
 
 def _fts(conn, query: ParsedQuery, rows: ScopeRows, terms: list[Term], filters: Filters,

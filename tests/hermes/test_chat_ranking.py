@@ -64,3 +64,40 @@ def test_a_question_naming_a_member_finds_that_members_words_first(group):
     rows = search(group, GROUP, "What did Ross want?")
     assert rows and "dinosaur exhibit" in rows[0], json.dumps(rows, indent=1)
 
+
+
+DIRECT = "onebotv11:private:555"
+MOVIES_SHARED = "I can share some movies with you: Inception, Interstellar and Arrival are my picks"
+
+
+@pytest.fixture
+def direct_chat(world, loaded_plugin):
+    """A direct chat of ten days, one session a day, where films were talked about on two of them:
+    "movies" stands in 16 of 120 turns — more than the share of the scope past which a word is
+    dropped as common — yet in only two of the ten conversations."""
+    alpha = world.folder("alpha")
+    bindings.set_binding(world.home, DIRECT, world.project("Alpha", alpha))
+    t0 = datetime(2024, 3, 1, 12, tzinfo=UTC).timestamp()
+    for day in range(10):
+        turns: list[tuple[str, str]] = []
+        for i in range(6):
+            if day == 3 or (day, i) in ((4, 0), (4, 1)):  # 8 exchanges about movies, 16 turns
+                user, bot = f"movies night {i}: any good ones for a rainy day?", "Sure, let us look at movies."
+                if (day, i) == (4, 1):
+                    bot = MOVIES_SHARED
+            else:
+                user, bot = f"the garden on day {day} needed water {i}", "Good, keep it up."
+            turns += [("user", user), ("assistant", bot)]
+        if day == 7:  # a short turn that says "share" and nothing of films
+            turns[1] = ("assistant", "Share it, share it with me?")
+        world.session(*turns, source="api_server", sid=f"hermes-onebotv11+private+555-g{day}", cwd=alpha,
+                      ts=t0 + day * 86400)
+    return TestClient(create_app(world.home, KEY))
+
+
+def test_a_topic_word_of_a_few_conversations_is_searched(direct_chat):
+    """"movies" stands in more than a tenth of the chat's turns but in two of its ten conversations:
+    a topic, not a name every conversation repeats. Before, it was dropped as common and "Which
+    movies did you share with me?" was searched as "share" alone: day 7's short "Share it" came first."""
+    rows = search(direct_chat, DIRECT, "Which movies did you share with me?")
+    assert rows and "Inception" in rows[0], json.dumps(rows, indent=1)
