@@ -43,6 +43,8 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     "no_inflect_unstemmed": ("unstemmed words without inflections", ["inflect_unstemmed=false"]),
     "no_common_words": ("no words dropped as common in the scope", ["common_share=1.0"]),
     "member_names_off": ("a member's name dropped as common like any word", ["member_names=false"]),
+    "common_spread_off": ("a word common in the scope's rows dropped however few conversations hold it",
+                          ["common_spread=0"]),
     "senses_1": ("a Chinese word's first sense only (3)", ["senses=1"]),
     "cross_script_0": ("no margin bonus across scripts", ["cross_script=0"]),
     "sem_zero_0": ("meaning from a margin of 0, not 0.01", ["sem_zero=0"]),
