@@ -53,8 +53,8 @@ def friends(tmp_path_factory):
 
 
 def test_friends_rows_read_as_the_bridge_writes_them(friends):
-    from hermes_side.scope.chats import chat_from_session_id, member_from_session_id
     from hermes_side.scope import quotes
+    from hermes_side.scope.chats import chat_from_session_id, member_from_session_id
 
     users = [t for t in friends.by_message.values() if t.role == "user"]
     assert users and len(friends.projects) == 4
