@@ -32,6 +32,9 @@ for arg in "$@"; do
 done
 . scripts/venv.sh
 if [ "$fast" = 1 ]; then
+  # The stateful privacy test at a small budget between edits (4 sequences; CI runs 16 × 16 on
+  # both lines): at CI's budget it alone was two minutes of the lane's critical path.
+  export RECALL_STATEFUL_EXAMPLES="${RECALL_STATEFUL_EXAMPLES:-4}"
   venv=.venv
   [ "$newer" = 1 ] && venv=.venv-newer
   # Once (and again when the dev extra grew pytest-xdist); after that skip the pip round-trip.
