@@ -44,9 +44,20 @@ def world(tmp_path, monkeypatch):
 
 @pytest.fixture
 def loaded_plugin(world):
-    """Our plugin discovered and loaded by Hermes' own loader from the pip entry point."""
-    from tests.hermes.world import load_plugin, unload_plugin
+    """Our plugin discovered and loaded by Hermes' own loader from the pip entry point (kept loaded
+    for the next test whose home gives discovery the same inputs: ``world.plugin_in``)."""
+    from tests.hermes.world import plugin_in
 
-    manager = load_plugin(world.home)
-    yield manager
-    unload_plugin()
+    return plugin_in(world.home)
+
+
+# The modules that take longest, run first: two xdist workers take whole files in collection order
+# (`--dist loadfile`), and the stateful privacy test alone is a fifth of the fast lane — started
+# last, the other worker would sit idle while it runs.
+LONGEST_FIRST = ("test_rules_stateful.py", "test_first_run.py", "test_trusted_results.py",
+                 "test_seal_redirects.py", "test_mixed_language_ranking.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order

@@ -55,15 +55,21 @@ def test_the_demos_search_lines_work_when_pasted(tmp_path):
         assert "result(s)" in pasted.stdout and "invalid choice" not in pasted.stderr
 
 
-def test_the_demo_finds_each_answer_labelled_as_it_is_and_says_when_nothing_is_related(tmp_path):
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> subprocess.CompletedProcess:
+    """`python -m hermes_side demo` run once in a fresh throwaway profile, as a new operator runs it
+    (real index, real local model); the tests below read what it printed."""
+    root = tmp_path_factory.mktemp("demo")
+    env = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"} | {"HERMES_HOME": str(root / "demo-home")}
+    return subprocess.run([sys.executable, "-m", "hermes_side", "demo"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_the_demo_finds_each_answer_labelled_as_it_is_and_says_when_nothing_is_related(demo):
     """Issue 26: the demo's own questions come back with their answer first and not marked weak;
     the off-topic one answers "nothing related" (real index, real local model)."""
     from hermes_side.demo import DEMO, QUERIES
 
-    home = tmp_path / "demo-home"
-    env = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"} | {"HERMES_HOME": str(home)}
-    demo = subprocess.run([sys.executable, "-m", "hermes_side", "demo"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=600)
     blocks = demo.stdout.split("\n$ ")[1:]
     assert len(blocks) == len(QUERIES), demo.stdout[-3000:] + demo.stderr[-2000:]
     for block, (project, query, answer) in zip(blocks, QUERIES, strict=True):
@@ -77,15 +83,11 @@ def test_the_demo_finds_each_answer_labelled_as_it_is_and_says_when_nothing_is_r
         assert f"] {DEMO[project][answer][0]}  [" in first, block
 
 
-def test_the_demo_tells_the_truth_about_its_own_profile_shows_whole_titles_and_ends_with_the_next_step(tmp_path):
+def test_the_demo_tells_the_truth_about_its_own_profile_shows_whole_titles_and_ends_with_the_next_step(demo):
     """Issue 38: the throwaway profile said "Seal: OPEN … not enabled in this profile" (true of the
     throwaway, not of a real install), titles were cut mid-word, and the output ended with nothing to do."""
     from hermes_side.demo import DEMO
 
-    home = tmp_path / "demo-home"
-    env = {k: v for k, v in os.environ.items() if k != "HERMES_HOME"} | {"HERMES_HOME": str(home)}
-    demo = subprocess.run([sys.executable, "-m", "hermes_side", "demo", "--no-index"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
     out = demo.stdout
     seal = next(line for line in out.splitlines() if line.startswith("Seal:"))
     assert seal == "Seal: closed", out[-3000:]  # the profile is set up as a real one: the plugin enabled
