@@ -4,15 +4,15 @@ requests) and the agent tool (in a chat session) both apply.
 Operator-only parts never reach a group: the server folder of the project (``primary_path``), the
 consent hint (it names the provider's URL and a command only the operator can run; the result's
 ``semantic_status`` still says ``consent_required``), and the ``semantic_detail`` /
-``translation_detail`` texts (a provider's error, or an install command with Hermes' own Python
-path).
+``translation_detail`` / ``keyword_detail`` texts (a provider's error, an install command with
+Hermes' own Python path, or state.db's path and the command that repairs it).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-OPERATOR_ONLY = ("consent", "semantic_detail", "translation_detail")
+OPERATOR_ONLY = ("consent", "semantic_detail", "translation_detail", "keyword_detail")
 
 
 def without_paths(project: dict[str, Any] | None) -> dict[str, Any] | None:

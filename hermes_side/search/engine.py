@@ -134,6 +134,8 @@ class SearchEngine:
         status = ranking.status
         if status is not None:
             out["semantic_status"] = status
+        if ranking.keyword_detail:  # Hermes' keyword index is damaged: what was searched, and the fix
+            out["keyword_detail"] = ranking.keyword_detail
         if question.translation.detail:  # the dictionary's package is missing: say so and how to fix it
             out["translation_detail"] = question.translation.detail
         if status == "unavailable" and ranking.outcome.detail:

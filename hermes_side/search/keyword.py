@@ -27,6 +27,7 @@ query never grows an SQL expression.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import heapq
 import json
@@ -63,6 +64,8 @@ class KeywordResult:
     # terms each conversation holds, for ranking conversations (conversations.py).
     docs: Sequence[Doc] = ()
     terms: frozenset[Term] = frozenset()
+    # Why the scope was not searched whole (Hermes' FTS index damaged): for the operator, with the fix.
+    detail: str = ""
 
     @functools.cached_property
     def held(self) -> frozenset[Term]:  # the query terms any scored message holds, gathered once
@@ -139,7 +142,7 @@ def scope_members(conn: sqlite3.Connection, rows: ScopeRows, filters: Filters) -
         return frozenset()  # a smaller scope drops no word as common (_drop_common)
     try:
         return _scope_stats(conn, rows, filters).members
-    except sqlite3.OperationalError:
+    except sqlite3.DatabaseError:  # no FTS table, or a damaged one: keyword_search says which
         return frozenset()
 
 
@@ -343,7 +346,7 @@ def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: 
             plan = _fts_plan(conn, rows, terms, filters, members)
             return plan.common, plan
         stats = _scope_stats(conn, rows, filters)
-    except sqlite3.OperationalError:
+    except sqlite3.DatabaseError:  # no FTS table, or a damaged one: keyword_search says which
         return None
     if len(terms) > RANKING.scan_needle_terms:
         terms, _ = select_terms(terms, stats.df_of)
@@ -403,4 +406,33 @@ def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filter
         # A malformed MATCH or an FTS table this Hermes lacks must not cost the answer.
         log.info("FTS query failed (%s); scanning recent messages instead", exc)
         return _scan(conn, rows, terms, filters, limit, members)
+    except sqlite3.DatabaseError as exc:
+        # Hermes' FTS index itself is damaged ("database disk image is malformed": lost segments).
+        # The scope's newest messages still answer, read from the messages table; the operator is
+        # told what was not searched and the fix, Hermes' own rebuild of the index from its messages.
+        # A damaged messages table fails the scan too, and the search reports the error.
+        found = _scan(conn, rows, terms, filters, limit, members)
+        db = _db_file(conn)
+        n, read = len(rows.ids), min(len(rows.ids), RANKING.recent_fallback)
+        searched = (f"this search read the project's {n} messages one by one instead (slower)" if read == n
+                    else f"only this project's newest {read} of {n} messages were searched")
+        detail = (f"Hermes' keyword index in {db} is damaged ({exc}): {searched}. "
+                  "Fix: `hermes sessions repair`; where it finds nothing to repair (Hermes 0.19 does not see "
+                  f"this damage), SQLite's own rebuild of the index from the messages: `sqlite3 {db} "
+                  f'"{FTS_REBUILD}"` (nothing is lost).')
+        log.warning("%s", detail)
+        return dataclasses.replace(found, detail=detail)
+
+
+# SQLite's FTS5 'rebuild' of Hermes' two message indexes from the messages table.
+FTS_REBUILD = ("INSERT INTO messages_fts(messages_fts) VALUES('rebuild'); "
+               "INSERT INTO messages_fts_trigram(messages_fts_trigram) VALUES('rebuild');")
+
+
+def _db_file(conn: sqlite3.Connection) -> str:
+    """The file of ``conn``'s main database (state.db), for messages that name it."""
+    try:
+        return next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "") or "state.db"
+    except sqlite3.Error:
+        return "state.db"
 

@@ -100,6 +100,7 @@ class Ranking:
     answers: dict[int, dict[str, Any] | None]  # each asking top hit's answer, looked up once
     conversations: list[tuple[list[str], float]]  # conversation lists (words, passages) and their weights
     evidence: Evidence  # what bears on every hit's relevance (relevance.Evidence)
+    keyword_detail: str = ""  # why keyword search did not read the whole scope (KeywordResult.detail)
 
     @property
     def status(self) -> str | None:
@@ -137,7 +138,7 @@ def rank(reader: ProfileReader, question: Question) -> Ranking:
     evidence = Evidence(baselines, scope_coverage(reader, question, c.keyword, tr, texts),
                         scope_names(c.keyword, question.query.names))
     hits, answers = answered(reader, hits, texts, cosine)
-    return Ranking(hits, c.outcome, texts, answers, lists, evidence)
+    return Ranking(hits, c.outcome, texts, answers, lists, evidence, c.keyword.detail)
 
 
 def gather(reader: ProfileReader, question: Question) -> Candidates:

@@ -245,7 +245,8 @@ def result_row(hit: Mapping[str, Any], message: Mapping[str, Any], title: str | 
 
 def search_notes(result: dict[str, Any]) -> list[str]:
     """What was not searched, and why (``hermes recall search`` prints these on stderr)."""
-    return [str(result[key]) for key in ("notice", "semantic_detail", "translation_detail") if result.get(key)]
+    return [str(result[key]) for key in ("notice", "semantic_detail", "translation_detail", "keyword_detail")
+            if result.get(key)]
 
 
 def render_search(result: dict[str, Any], *, notes: bool = True) -> str:
