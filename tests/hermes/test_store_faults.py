@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -88,13 +90,19 @@ def _refused(answers: list[tuple[str, int, dict]], cause: str) -> None:
         assert cause in body["error"] and "(" in body["error"] and "/" not in body["error"], (path, body)
 
 
-def test_a_full_disk_answers_503_with_the_file_and_the_cause_and_writes_nothing(disk_world, tmp_path):
-    world = disk_world
-    with api(world.home, tmp_path / "recall.log") as server:
+@contextmanager
+def full_disk(world, log: Path):
+    """A recall API serving ``world``, settled, then its disk filled: the server and the filler file
+    (unlinking it is the recovery the answers name: free space)."""
+    with api(world.home, log) as server:
         assert server.search()[0] == 200
         settle(world.home)
-        filler = fill(world.disk)
+        yield server, fill(world.disk)
 
+
+def test_a_full_disk_answers_503_with_the_file_and_the_cause_and_writes_nothing(disk_world, tmp_path):
+    world = disk_world
+    with full_disk(world, tmp_path / "recall.log") as (server, filler):
         writes = [(path, *server.call(method, path, body)) for method, path, body in _writes(world)]
         reads = [(path, *server.call(method, path, body)) for method, path, body in _reads()]
 
@@ -112,10 +120,7 @@ def test_a_full_disk_answers_503_with_the_file_and_the_cause_and_writes_nothing(
 
 def test_nothing_is_half_written_on_a_full_disk(disk_world, tmp_path):
     world = disk_world
-    with api(world.home, tmp_path / "recall.log") as server:
-        assert server.search()[0] == 200
-        settle(world.home)
-        filler = fill(world.disk)
+    with full_disk(world, tmp_path / "recall.log") as (server, filler):
         for method, path, body in _writes(world):
             server.call(method, path, body)
         filler.unlink()
