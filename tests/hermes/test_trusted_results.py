@@ -10,6 +10,8 @@ writers, the plugin through Hermes' own tool dispatch, the real local e5 model.
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from hermes_side.demo import DEMO, QUERIES
@@ -111,9 +113,16 @@ def world(request, tmp_path_factory):
 
 
 def search(world, project: str, query: str, mode: str) -> list[dict]:
-    out = call_tool("project_history_search", {"query": query, "mode": mode, "limit": 5}, world["asking"][project])
-    assert out["success"] is True and out.get("semantic_status") in (None, "ready"), out
-    return out["results"]
+    """The agent tool's rows for ``query`` in ``project`` (from its asking session). Asked once per
+    world: the tests below each check another property of the same answer, and the world is fully
+    indexed and never written after ``build``, so a second ask would read the same rows."""
+    asked = world.setdefault("asked", {})
+    if (project, query, mode) not in asked:
+        out = call_tool("project_history_search", {"query": query, "mode": mode, "limit": 5},
+                        world["asking"][project])
+        assert out["success"] is True and out.get("semantic_status") in (None, "ready"), out
+        asked[(project, query, mode)] = out["results"]
+    return copy.deepcopy(asked[(project, query, mode)])
 
 
 def test_the_grown_project_is_past_the_size_where_coverage_counts(world):
