@@ -12,7 +12,8 @@ class Served:
 
     def __init__(self, server: Any) -> None:
         self.server = server
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        # shutdown() waits for serve_forever's next poll: 0.5 s by default, a second a test with two.
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     @property
     def port(self) -> int:
