@@ -9,6 +9,8 @@
 # Any other arguments go to pytest (e.g. `-k move`, `-x`), in every mode.
 # The Hermes-side suites run on TEST_WORKERS pytest-xdist workers (default 2, the machine's cores;
 # 0: in this process), each test file on one worker so a module's shared Hermes home is built once.
+# Files go to the workers in collection order, the longest first (tests/hermes/conftest.py), not
+# xdist's default of the most tests first, which put the one-test stateful privacy test last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Every test's Hermes home goes to a RAM disk when the machine has one: the fixtures are written
@@ -19,7 +21,7 @@ if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
   export TMPDIR
   trap 'rm -rf "$TMPDIR"' EXIT
 fi
-workers=(-n "${TEST_WORKERS:-2}" --dist loadfile)
+workers=(-n "${TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder)
 # The local model's C engine runs OpenMP, which starts a thread per core and spins while it waits:
 # two workers with two spinning threads each on two cores cost the lane a sixth more CPU (146 → 120 s
 # measured). One thread a worker; the workers are the parallelism.

@@ -52,8 +52,9 @@ def loaded_plugin(world):
 
 
 # The modules that take longest, run first: two xdist workers take whole files in collection order
-# (`--dist loadfile`), and the stateful privacy test alone is a fifth of the fast lane — started
-# last, the other worker would sit idle while it runs.
+# (`--dist loadfile --no-loadscope-reorder`: xdist would otherwise sort files by their number of
+# tests), and the stateful privacy test alone is a fifth of the fast lane — started last, the other
+# worker would sit idle while it runs.
 LONGEST_FIRST = ("test_rules_stateful.py", "test_first_run.py", "test_trusted_results.py",
                  "test_seal_redirects.py", "test_mixed_language_ranking.py")
 
