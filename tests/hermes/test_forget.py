@@ -10,7 +10,6 @@ and a restart (a fresh engine and app over the same files).
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 
 import pytest
@@ -19,7 +18,7 @@ from fastapi.testclient import TestClient
 from hermes_side.api.app import create_app
 from hermes_side.cli import main
 from hermes_side.stores import bindings
-from tests.hermes.world import copied_world, template_world
+from tests.hermes.world import copied_world, indexed_ids, template_world
 
 KEY = "forget-test-key-0123456789"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -44,14 +43,6 @@ def _search(client, chat: str, query: str, mode: str = "keyword") -> list[dict]:
 def _texts(results: list[dict]) -> str:
     text = "\n".join(json.dumps(r, ensure_ascii=False) for r in results)
     return text.replace(">>>", "").replace("<<<", "").lower()  # without the highlight marks
-
-
-def _chunk_ids(home) -> set[int]:
-    conn = sqlite3.connect(home / "project-history-recall" / "embeddings.db")
-    try:
-        return {r[0] for r in conn.execute("SELECT message_id FROM chunks")}
-    finally:
-        conn.close()
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +97,7 @@ def test_a_member_forgets_their_words_and_no_surface_finds_them(chats, capsys):
     # Found before: keyword (both languages) and a paraphrase by meaning.
     assert "marmalade" in _texts(_search(client, G111, "marmalade staging password"))
     assert "八八六六" in _texts(_search(client, G111, "银行卡密码"))
-    assert secret_ids & _chunk_ids(home)
+    assert secret_ids & indexed_ids(home)
     # ...and by meaning alone, so "not found after" below is about forgetting, not a weak model.
     for query in ("what is the secret phrase for the staging cluster launch", "我的卡的口令是多少"):
         assert {r["message_id"] for r in _search(client, G111, query, "semantic")} & (secret_ids | replies), query
@@ -144,7 +135,7 @@ def test_a_member_forgets_their_words_and_no_surface_finds_them(chats, capsys):
             r = client.post("/context", json={"chat": G111, "message_id": mid}, headers=AUTH)
             assert r.status_code == 404
         # The vectors and latent terms are deleted from embeddings.db, not only hidden.
-        assert not (secret_ids | replies) & _chunk_ids(home)
+        assert not (secret_ids | replies) & indexed_ids(home)
         # The agent's tools in group 111 (member 10003's session) see nothing of it either.
         out = call_tool("project_history_search", {"query": "marmalade staging password", "mode": "hybrid"}, S3)
         assert out["success"] and "marmalade" not in json.dumps(out)
@@ -162,7 +153,7 @@ def test_a_member_forgets_their_words_and_no_surface_finds_them(chats, capsys):
     # Re-indexing, a rebuild, a move and a restart keep it forgotten.
     build_index(home, load_settings(home))
     build_index(home, load_settings(home), rebuild=True)
-    assert _chunk_ids(home) and not (secret_ids | replies) & _chunk_ids(home)
+    assert indexed_ids(home) and not (secret_ids | replies) & indexed_ids(home)
     r = client.post("/move", json={"chat": G111, "project": "Beta"}, headers=AUTH)
     assert r.status_code == 200, r.text
     from hermes_side.search import engine as engine_mod
@@ -240,7 +231,7 @@ def test_opt_out_keeps_future_turns_out_and_recall_off_is_reversible(chats):
     found = _texts(_search(client, G111, "vault tangerine nine", "hybrid"))
     assert "tangerine" not in found and "floor nine" in found
     new_id = world.messages(S2)[-1]["id"]
-    assert new_id not in _chunk_ids(world.home)  # never embedded
+    assert new_id not in indexed_ids(world.home)  # never embedded
     assert "marmalade" in _texts(_search(client, G111, "marmalade"))  # earlier turns are not touched
 
     r = client.put(f"/chats/{G111}/recall", json={"enabled": False, "actor": "onebotv11:1"}, headers=AUTH)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -20,20 +19,13 @@ from fastapi.testclient import TestClient
 
 from hermes_side.api.app import create_app
 from hermes_side.stores import bindings, forgotten
+from tests.hermes.world import indexed_ids
 
 KEY = "forget-at-rest-key-0123456789"
 G111 = "onebotv11:111"
 S2 = "hermes-onebotv11+group+111+10002"
 S3 = "hermes-onebotv11+group+111+10003"
 SECRET = "my staging launch password is marmalade-seven"
-
-
-def chunk_ids(home) -> set[int]:
-    conn = sqlite3.connect(home / "project-history-recall" / "embeddings.db")
-    try:
-        return {r[0] for r in conn.execute("SELECT message_id FROM chunks")}
-    finally:
-        conn.close()
 
 
 @pytest.fixture
@@ -47,7 +39,7 @@ def indexed(world, loaded_plugin):
                   cwd=alpha)
     build_index(world.home, load_settings(world.home))
     world.secret_ids = {m["id"] for m in world.db.get_messages(S2)}
-    assert world.secret_ids <= chunk_ids(world.home)
+    assert world.secret_ids <= indexed_ids(world.home)
     return world
 
 
@@ -75,13 +67,13 @@ def test_a_forget_killed_before_its_vectors_went_is_finished_by_the_next_server_
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == -9, done.stderr  # killed, as kill -9 would
     (receipt,) = [r for r in forgotten.audit_log(world.home) if r["action"] == "forget"]
-    assert world.secret_ids <= chunk_ids(world.home)
+    assert world.secret_ids <= indexed_ids(world.home)
 
     with TestClient(create_app(world.home, KEY)) as client:  # the server starts again
         found = client.post("/search", json={"query": "marmalade", "chat": G111, "mode": "hybrid"},
                             headers={"Authorization": f"Bearer {KEY}"}).json()
 
-    assert not world.secret_ids & chunk_ids(world.home)
+    assert not world.secret_ids & indexed_ids(world.home)
     assert "marmalade" not in json.dumps(found)
     # Until then the log did not call the receipt done: the vectors were still there.
     assert receipt.get("index_pending") == 1 and forgotten.audit_log(world.home)[0]["index_pending"] == 0
@@ -107,5 +99,5 @@ def test_a_forget_that_lands_while_a_batch_is_embedded_leaves_no_vector_behind(i
     embedder.embed_passages = forget_meanwhile
     build_index(world.home, settings, embedder=embedder)
 
-    assert late not in chunk_ids(world.home) and not world.secret_ids & chunk_ids(world.home)
+    assert late not in indexed_ids(world.home) and not world.secret_ids & indexed_ids(world.home)
     assert all(r["index_pending"] == 0 for r in forgotten.audit_log(world.home))

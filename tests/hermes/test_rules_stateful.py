@@ -41,7 +41,7 @@ from hermes_side.stores import bindings, forgotten
 from hermes_side.stores.messages import MESSAGES_FROM, eligible_sql, message_text
 from tests.hermes import hermes_ops
 from tests.hermes.rules_model import OPERATOR, Model, Said
-from tests.hermes.world import World, call_tool_raw, load_plugin, unload_plugin
+from tests.hermes.world import World, call_tool_raw, indexed_ids, load_plugin, unload_plugin
 
 try:  # the code before issue 34 kept quotes under stores/ (the test also runs there: see the note)
     from hermes_side.scope import quotes
@@ -377,11 +377,7 @@ class RecallRules(RuleBasedStateMachine):
         reader = reader_for(self.home)
         with reader.leased() as conn:
             out = {r[0] for r in conn.execute("SELECT id FROM temp.recall_forgotten")}
-        conn = sqlite3.connect(path)
-        try:
-            indexed = {r[0] for r in conn.execute("SELECT message_id FROM chunks")}
-        finally:
-            conn.close()
+        indexed = indexed_ids(self.home)
         assert not out & indexed, f"vectors of turns out of recall still in embeddings.db: {sorted(out & indexed)}"
 
     def surfaces(self) -> None:

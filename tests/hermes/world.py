@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import json
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -249,6 +250,15 @@ def unload_plugin() -> None:
     for name in TOOL_NAMES:
         registry.deregister(name)
     plugins._plugin_manager = None
+
+
+def indexed_ids(home: Path) -> set[int]:
+    """The message ids that have vectors in the profile's embeddings.db (what a forget must clear)."""
+    conn = sqlite3.connect(Path(home) / "project-history-recall" / "embeddings.db")
+    try:
+        return {r[0] for r in conn.execute("SELECT message_id FROM chunks")}
+    finally:
+        conn.close()
 
 
 def call_tool_raw(name: str, args: Any, session_id: str | None) -> str:
