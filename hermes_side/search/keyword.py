@@ -420,8 +420,13 @@ def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filter
                   "Fix: `hermes sessions repair`; where it finds nothing to repair (Hermes 0.19 does not see "
                   f"this damage), SQLite's own rebuild of the index from the messages: `sqlite3 {db} "
                   f'"{FTS_REBUILD}"` (nothing is lost).')
-        log.warning("%s", detail)
+        if db not in _warned:  # once a process per file: every search says it in its result anyway
+            _warned.add(db)
+            log.warning("%s", detail)
         return dataclasses.replace(found, detail=detail)
+
+
+_warned: set[str] = set()
 
 
 # SQLite's FTS5 'rebuild' of Hermes' two message indexes from the messages table.
