@@ -14,6 +14,7 @@ from pathlib import Path
 
 from benchmarks.worlds import locomo, locomo_agent, locomo_zh
 from benchmarks.worlds.locomo import Corpus
+from hermes_side.embedding.store import STORE_FILE
 
 DEFAULT_CACHE = Path(__file__).resolve().parent / "out" / "homes"
 
@@ -49,9 +50,16 @@ def cached_corpus(home: Path, key: str, load: Callable[[Path], Corpus]) -> tuple
     corpus = load(home)
     digest = content_digest(corpus.state_db)
     if old.exists() and (old / "content.key").exists() and (old / "content.key").read_text() == digest:
-        for name in ("project-history-recall", "plain_e5.npz"):
-            if (old / name).exists():
-                shutil.move(str(old / name), str(home / name))
+        # The old index's files, not its plugin folder: the fresh load may have written that folder
+        # already (a chat world's bindings), and moving a folder onto one nests it a level down.
+        kept = [(old / "plain_e5.npz", home / "plain_e5.npz")]
+        plugin = "project-history-recall"
+        kept += [(f, home / plugin / f.name) for f in (old / plugin).glob(STORE_FILE + "*")]
+        for src, dst in kept:
+            if src.exists():
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                dst.unlink(missing_ok=True)
+                shutil.move(str(src), str(dst))
         print(f"  {home.name}: same messages as before, embedding index kept", flush=True)
     if old.exists():
         shutil.rmtree(old)
