@@ -36,7 +36,7 @@ import re
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -64,6 +64,9 @@ class KeywordResult:
     # terms each conversation holds, for ranking conversations (conversations.py).
     docs: Sequence[Doc] = ()
     terms: frozenset[Term] = frozenset()
+    # Each of ``terms`` with its BM25 weight in this scope (its rarity), for how much the list counts
+    # when fused (relevance.rarity_coverage).
+    weights: Mapping[Term, float] = field(default_factory=dict)
     # Why the scope was not searched whole (Hermes' FTS index damaged): for the operator, with the fix.
     detail: str = ""
 
@@ -283,7 +286,7 @@ def _scan(conn, rows: ScopeRows, terms: list[Term], filters: Filters, limit: int
         spread = stats.spread_of
     kept, common = _drop_common(terms, share, len(window), members, spread)
     weights = _scope_idf(kept, share, len(rows.ids))
-    return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, frozenset(weights))
+    return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, frozenset(weights), weights)
 
 
 def _doc_spread(docs: Sequence[Doc], filters: Filters) -> Callable[[Term], float]:
@@ -384,7 +387,7 @@ def _fts(conn, query: ParsedQuery, rows: ScopeRows, terms: list[Term], filters: 
         recent = [mid for mid in scope_ids[-RANKING.recent_fallback:] if mid not in seen]
         needles = _needles(_rarest(short, stats.df_of, RANKING.window_needle_terms))
         docs += _read(conn, recent, filters, matcher, needles)
-    return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, frozenset(weights))
+    return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, frozenset(weights), weights)
 
 
 def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, rows: ScopeRows, *,

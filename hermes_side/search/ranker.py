@@ -117,7 +117,7 @@ def rank(reader: ProfileReader, question: Question) -> Ranking:
     sem_ids = {mid for mid, _ in sem}
     cosine = {alias.get(mid, mid): score for mid, _, score in c.outcome.hits
               if alias.get(mid, mid) in sem_ids} if c.outcome else {}
-    weights = list_weights(kw, tr, sem, texts, question)
+    weights = list_weights(kw, tr, sem, texts, question, c.keyword)
     fused = rrf([[h.message_id for h in kw], [h.message_id for h in tr], [mid for mid, _ in sem]],
                 k=RANKING.rrf_k, weights=weights)
     session_of = {h.message_id: h.session_id for h in [*kw, *tr]} | dict(sem)
@@ -216,16 +216,19 @@ def fold(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mappin
 
 
 def list_weights(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts: Mapping[int, Message],
-                 question: Question) -> list[float] | None:
-    """Stage 3's weights: each keyword list counts by the query words its hits hold. The
-    translated list counts by the Chinese words it found in English that the keyword list did
-    not find as asked (relevance.translated_list_weight: in Chinese history it holds the few
+                 question: Question, keyword: KeywordResult) -> list[float] | None:
+    """Stage 3's weights: the keyword list counts by the share of the query's rarity in the scope
+    its hits hold (relevance.keyword_list_weight: a speaker's name on every other turn is not half
+    the question); the translated list by the Chinese words it found in English that the keyword
+    list did not find as asked (relevance.translated_list_weight: in Chinese history it holds the few
     messages with a name or an English word, and must not count fully)."""
     if not ((kw and sem) or tr):
         return None
     own = [texts[h.message_id].text for h in kw if h.message_id in texts]
     concepts = question.translation.concepts
-    return [keyword_list_weight(own, question.words),
+    ids = {h.message_id for h in kw}
+    own_weight = keyword_list_weight([d for d in keyword.docs if d.message_id in ids], keyword.weights)
+    return [own_weight,
             translated_list_weight([texts[h.message_id].text for h in tr if h.message_id in texts],
                                    [c.english for c in concepts], own, [c.source for c in concepts]),
             1.0]

@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Protocol
 
-from .query import CJK_CHAR, fold
+from .bm25 import Doc
+from .query import CJK_CHAR, Term, fold
 from .settings import RANKING
 
 # Every threshold and weight is ``RANKING`` (settings.py, "relevance"), read at call time.
@@ -137,18 +138,21 @@ def _concept_patterns(concepts: tuple[tuple[str, ...], ...]) -> list[tuple[list[
     return out
 
 
-def keyword_list_weight(texts: Sequence[str], terms: Sequence[str],
-                        concepts: Sequence[Sequence[str]] | None = None) -> float:
-    """How much a keyword list counts when fused with the semantic one: full weight once its hits
-    hold half of the query's words, less below. A Chinese question over English history matches a
-    name or two, and that list is mostly noise. Measured on LoCoMo dev (hybrid; see
-    benchmarks/README.md): Chinese questions over English history msg@5 0.783 at full weight, 0.810
-    with this; English and Chinese history within ±0.01, except English session hit@3 +0.005.
-    The list of translated words (``concepts`` given) is weighed by the concepts it found."""
-    if not texts:
+def keyword_list_weight(docs: Sequence[Doc], weights: Mapping[Term, float]) -> float:
+    """How much the keyword list counts when fused with the semantic one, and its conversations
+    with theirs (conversations.lexical_order): by the share of the question's rarity its hits
+    (``docs``) hold — each term by its weight in the scope (``weights``: BM25's idf; times a CJK
+    bigram's share of its piece), so a term the scope lacks weighs the most — full weight from half
+    of it, less below. A Chinese question over English history matches a name or two, and that
+    list is mostly noise (LoCoMo dev xl msg@5 0.783 at full weight, 0.810 weighed); an English
+    question over Chinese history matches the speaker's name a turn begins with ("Melanie：…"),
+    which, counted as one of the question's words, made half of "What did Melanie paint?" and the
+    list full weight (rev hybrid sess@1 0.460 → 0.571; benchmarks/README.md, "Issue 36, fifth pass")."""
+    total = sum(w * t.weight for t, w in weights.items())
+    if not total:
         return 0.0
-    joined = "\n".join(texts)
-    found = translated_coverage(joined, concepts) if concepts is not None else word_coverage(joined, terms)
+    held = {t for doc in docs for t in doc.tf}
+    found = sum(w * t.weight for t, w in weights.items() if t in held) / total
     return min(1.0, RANKING.keyword_coverage_scale * found)
 
 
@@ -156,7 +160,7 @@ def translated_list_weight(texts: Sequence[str], concepts: Sequence[Sequence[str
                            sources: Sequence[str]) -> float:
     """How much the translated list counts: by the Chinese words its hits hold that the keyword
     list's hits (``own``) do not already hold in Chinese (``sources``: each word as asked). In
-    English history the keyword list holds none of them and this is :func:`keyword_list_weight`;
+    English history the keyword list holds none of them and this is their share found;
     in Chinese history beside English turns (LoCoMo ``zhmix``) a question whose words the Chinese
     turns hold gains nothing from their dictionary senses, which match every English turn that
     says "love" or "plan" — that list then put an English turn, or the session with the most
@@ -165,7 +169,7 @@ def translated_list_weight(texts: Sequence[str], concepts: Sequence[Sequence[str
     if not texts or not concepts:
         return 0.0
     if not RANKING.translated_adds:
-        return keyword_list_weight(texts, (), concepts=concepts)
+        return min(1.0, RANKING.keyword_coverage_scale * translated_coverage("\n".join(texts), concepts))
     found = concept_shares("\n".join(texts), concepts)
     held = concept_shares("\n".join(own), [(s,) for s in sources]) if own else [0.0] * len(found)
     added = sum(max(0.0, f - h) for f, h in zip(found, held, strict=True)) / len(concepts)

@@ -96,7 +96,9 @@ class Ranking:
     # A keyword list counts fully once its hits hold 1/scale of the query's words, less below: a
     # Chinese question over English history matches a name or two, and at full weight that noise
     # cost xl msg@5 0.03 (0.783 → 0.810 with it). Ablation: plain worlds within noise, but the
-    # agent world's Chinese questions lose msg@1/@5 0.020/0.027 without it.
+    # agent world's Chinese questions lose msg@1/@5 0.020/0.027 without it. The words counted by
+    # their rarity in the scope (relevance.keyword_list_weight), not one each: rev hybrid sess@1
+    # 56 gained / 13 lost, friends_shared msg@5 6 / 0, no set lost (issue 36, fifth pass).
     keyword_coverage_scale: float = 2.0
 
     # ---- answers (answers.py) ----------------------------------------------------------------

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from hermes_side.search.bm25 import Doc, idf
+from hermes_side.search.query import Term
 from hermes_side.search.question import posed
 from hermes_side.search.relevance import (
     Candidate,
@@ -56,15 +58,19 @@ def test_a_hit_keyword_search_found_is_kept_even_when_the_words_look_different()
     assert found is not None and found.level == "low"
 
 
-def test_the_keyword_list_counts_as_much_as_the_query_words_it_found():
-    english = ["We adopted a beagle named Max from the shelter.", "Max loves the park."]
-    # the same language: every word found somewhere in the hits, the list counts fully
-    assert keyword_list_weight(english, ["adopted", "beagle", "shelter"]) == 1.0
-    assert keyword_list_weight(english, ["adopted", "beagle", "cat", "dog"]) == 1.0  # half the words: full
-    # a Chinese question over English history: only the name matched, the list counts half
-    assert keyword_list_weight(english, ["领养", "小狗", "名字", "Max"]) == 0.5
-    assert keyword_list_weight(english, ["领养", "小狗", "名字", "周末", "公园", "Max"]) == 1 / 3
-    assert keyword_list_weight([], ["beagle"]) == 0.0
+def test_the_keyword_list_counts_by_the_rarity_of_the_words_it_found():
+    # A scope of 80 turns; half begin with a speaker's name ("Melanie：…"), none says "paint".
+    name, paint, park = Term("word", "melanie"), Term("word", "paint"), Term("word", "park")
+    weights = {name: idf(40, 80), paint: idf(0, 80)}
+    # "What did Melanie paint?": hits holding only the name are not half the question
+    assert keyword_list_weight([Doc(1, "s1", {name: 1}, 6)], weights) < 0.25
+    assert keyword_list_weight([Doc(1, "s1", {name: 1}, 6), Doc(2, "s2", {paint: 1}, 9)], weights) == 1.0
+    # every word as rare as the others: the share of the words, full weight from half of them
+    even = {Term("word", w): idf(2, 80) for w in ("adopted", "beagle", "cat", "dog")}
+    assert keyword_list_weight([Doc(3, "s3", dict.fromkeys(list(even)[:2], 1), 9)], even) == 1.0
+    assert keyword_list_weight([Doc(3, "s3", dict.fromkeys(list(even)[:1], 1), 9)], even) == 0.5
+    assert keyword_list_weight([], weights) == 0.0
+    assert keyword_list_weight([Doc(4, "s4", {park: 1}, 5)], {}) == 0.0  # nothing weighed
 
 
 def test_the_translated_list_counts_by_the_chinese_words_it_adds():
