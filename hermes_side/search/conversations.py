@@ -11,7 +11,9 @@ more often than our message-level ranking (issue 18). So conversations are ranke
    (rarity counted in conversations, ``ln((C + 1) / (df + 1))``), from the messages keyword search
    scored; weighted like its keyword list (``relevance.keyword_list_weight``);
 3. ``in_period``: when the query names a date or a month ("on 7 July, 2023", "in May 2023",
-   "2023年7月"), the conversations whose best message lies in it;
+   "2023年7月"), or a day without its year ("5月2日", "on May 2nd": that day of any year), the
+   conversations whose best message lies in it — which then lead (``RANKING.named_time_leads``,
+   ``results.group_by_conversation``'s ``first``);
 4. ``passage_order`` (semantic and hybrid): their best run of a few consecutive turns by meaning
    (``embedding.vectors.Scan.passages``): a conversation where the question was asked and
    answered, or talked over for a few turns, beats one stray turn that shares its words.
@@ -27,7 +29,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from .settings import RANKING
 
 
 def lexical_order(docs: Iterable, terms: Iterable, root_of: Mapping[str, str], conversations: int) -> list[str]:
@@ -78,6 +83,10 @@ _MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH}) (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{
 _MONTH_YEAR = re.compile(rf"\b({_MONTH}),? (\d{{4}})\b", re.IGNORECASE)
 _ISO = re.compile(r"\b(\d{4})-(\d{2})(?:-(\d{2}))?\b")
 _CJK_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?")
+# A day without its year: "5月2日" / "5月2号", "May 2nd", "2 May", "the 2nd of May".
+_CJK_DAY = re.compile(r"(?<![\d年])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+_MONTH_DAY = re.compile(rf"\b({_MONTH}) (\d{{1,2}})(st|nd|rd|th)?\b", re.IGNORECASE)
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH})\b", re.IGNORECASE)
 
 
 def named_period(text: str) -> tuple[float, float] | None:
@@ -106,7 +115,51 @@ def named_period(text: str) -> tuple[float, float] | None:
     return start.timestamp(), end
 
 
-def in_period(order: Sequence[str], when: Mapping[str, float | None], period: tuple[float, float]) -> list[str]:
+def named_day(text: str) -> tuple[int, int] | None:
+    """(month, day) of a day a query names without its year ("5月2日", "May 2nd", "2 May"); None
+    when it names none or no such day exists."""
+    month = day = None
+    if m := _CJK_DAY.search(text):
+        month, day = int(m.group(1)), int(m.group(2))
+    elif (m := _MONTH_DAY.search(text)) and (m.group(1) != "may" or m.group(3)):  # not "may 2 people"
+        month, day = _MONTHS.index(m.group(1).lower()) + 1, int(m.group(2))
+    elif m := _DAY_MONTH.search(text):
+        month, day = _MONTHS.index(m.group(2).lower()) + 1, int(m.group(1))
+    if month is None or day is None:
+        return None
+    try:
+        datetime(2024, month, day)  # a leap year: 29 February is a day
+    except ValueError:
+        return None
+    return month, day
+
+
+@dataclass(frozen=True)
+class NamedTime:
+    """When a query says it happened: a span with its year, or a day of any year (UTC, as the
+    span)."""
+
+    span: tuple[float, float] | None = None
+    day: tuple[int, int] | None = None  # (month, day)
+
+    def holds(self, ts: float) -> bool:
+        if self.span is not None:
+            return self.span[0] <= ts <= self.span[1]
+        at = datetime.fromtimestamp(ts, UTC)
+        return (at.month, at.day) == self.day
+
+
+def named_time(text: str) -> NamedTime | None:
+    """The time a query names (:func:`named_period`, else :func:`named_day` — a day without its
+    year matches that day in every year of the scope, ``RANKING.day_without_year``), or None."""
+    if span := named_period(text):
+        return NamedTime(span=span)
+    if RANKING.day_without_year and (day := named_day(text)):
+        return NamedTime(day=day)
+    return None
+
+
+def in_period(order: Sequence[str], when: Mapping[str, float | None], named: NamedTime) -> list[str]:
     """The conversations of ``order`` whose time (``when``: root → its best message's timestamp)
-    lies in ``period``, in that order."""
-    return [root for root in order if (ts := when.get(root)) is not None and period[0] <= ts <= period[1]]
+    lies in the ``named`` time, in that order."""
+    return [root for root in order if (ts := when.get(root)) is not None and named.holds(ts)]

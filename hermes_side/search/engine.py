@@ -19,7 +19,7 @@ from ..scope.scope_map import ScopeMap
 from ..stores import hermes_db
 from . import quoted, ranker
 from .answers import asks, reply_to
-from .conversations import in_period, named_period
+from .conversations import in_period
 from .query import ParsedQuery, QueryError, parse_query
 from .question import Question, ask
 from .reader import MAX_CONCURRENT, ProfileReader, Scope, ScopeMessageIds, SearchError, public_place, reader_for
@@ -118,15 +118,18 @@ class SearchEngine:
         verdicts = ranker.judged(ranking, question)
         relevant = verdicts.hits
         lists = list(ranking.conversations)
-        if period := named_period(question.query.text):  # a date in the query: conversations held then
+        held_then: list[str] = []
+        if named := question.when:  # a date in the query: conversations held then
             order = conversation_order(relevant, smap.root_of)
             when = {root: texts[hit["message_id"]].timestamp if hit["message_id"] in texts else None
                     for root, hit in order.items()}
-            lists.append((in_period(list(order), when, period), 1.0))
+            held_then = in_period(list(order), when, named)
+            lists.append((held_then, 1.0))
         # Labels lead the order in a small project, where the ranking's word statistics say little
         # (settings.level_order); there a conversation is as related as its hits' words together.
         best = group_by_conversation(relevant, smap.root_of, question.request.limit, lists,
-                                     labels_lead=question.small)
+                                     labels_lead=question.small,
+                                     first=held_then if RANKING.named_time_leads else ())
         rows = self._rows(best, verdicts, ranking, question)
         out = {**base, "results": rows, "sessions_in_scope": in_scope}
         if notice := question.query.notice(question.mode):  # an over-long query: say which part was searched

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..scope.scope_map import ScopeMap
+from .conversations import NamedTime, named_time
 from .keyword import Filters, KeywordResult, ScopeMemo, ScopeRows, keyword_search, scope_members
 from .query import ParsedQuery, parse_query
 from .reader import ProfileReader, Scope
@@ -69,6 +70,11 @@ class Question:
     @property
     def mode(self) -> str:
         return self.request.mode
+
+    @cached_property
+    def when(self) -> NamedTime | None:
+        """The day or month the question names, if any (conversations.named_time)."""
+        return named_time(self.query.text)
 
     @cached_property
     def translation(self) -> Translation:

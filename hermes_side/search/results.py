@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import is_dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -100,13 +100,14 @@ def by_level(hits: Iterable[Mapping[str, Any]], labels_lead: bool = True) -> lis
 
 def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str], limit: int,
                           lists: Sequence[tuple[Sequence[str], float]] = (),
-                          labels_lead: bool = True) -> list[Mapping[str, Any]]:
+                          labels_lead: bool = True, first: Collection[str] = ()) -> list[Mapping[str, Any]]:
     """Each conversation's best hit, at most ``limit`` conversations, best conversation first:
     ranked by their best messages, fused (RRF) with ``lists`` of conversation roots and their
     weights (conversations.py) when given. ``labels_lead`` (a small scope, see ``shown_scores``):
     then by the level of the hit shown, before ``limit`` cuts — a high row the fusion placed sixth
     comes before a low one it placed first — each conversation shown by its best-labelled hit.
-    Only conversations with a hit are shown."""
+    ``first``: conversations that lead the ranking, in its order (held on the day the question
+    names). Only conversations with a hit are shown."""
     hits = list(hits)
     best = conversation_order(hits, root_of)
     shown: dict[str, Mapping[str, Any]] = {}
@@ -120,6 +121,8 @@ def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[st
             ranked = _ties_by_message(fused, ranked, hits, root_of)
     else:
         ranked = list(best)
+    if first:
+        ranked = [root for root in ranked if root in first] + [root for root in ranked if root not in first]
     return by_level([shown[root] for root in ranked], labels_lead)[:limit]
 
 

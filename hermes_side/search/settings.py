@@ -148,6 +148,17 @@ class Ranking:
     # Within noise (ablate.py: zh hybrid msg@1 2 gained / 0 lost, en ±1); kept as a rule with no
     # value to tune that makes the order independent of which conversation list comes first.
     conversation_tie_by_message: bool = True
+    # A day named without its year ("5月2日", "May 2nd") names that day of any year, as a dated day
+    # names one (conversations.named_time): MemoryBank names one in a third of its questions,
+    # always an evidence day (issue 36).
+    day_without_year: bool = True
+    # The conversations held in the time a question names (a day, with its year or without, or a
+    # month with its year) lead the ranking, in its order (results.group_by_conversation): someone
+    # who says "on May 2nd" means that day. With the day of any year, paired against main f6d16c2
+    # (issue 36, fifth pass): hybrid conversation hit@1 mbcn 10 gained / 0 lost, mben 9 / 0, en 5 / 2;
+    # keyword mbcn 8 / 0, mben 5 / 0, rev 5 / 0; no set lost. Off: the time's conversations are one
+    # list of the fusion (weight 1), as before.
+    named_time_leads: bool = True
     # A conversation's best passage by meaning: the mean dense cosine of its best run of
     # ``passage_turns`` consecutive turns (a question and its answer, a topic over a few turns),
     # a list of conversations fused with ``passage_weight`` (conversations.passage_order; issue

@@ -1,6 +1,6 @@
-"""What a group chat carries ranks its own history (issue 36): a member named in the question, through
-the real recall API over a Hermes home written with Hermes' own SessionDB the way the NoneBot bridge
-writes a chat."""
+"""What a chat carries ranks its own history (issue 36): a member named in the question, a day
+named without its year, a topic word of a few conversations — through the real recall API over a
+Hermes home written with Hermes' own SessionDB the way the NoneBot bridge writes a chat."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hermes_side.api.app import create_app
+from hermes_side.embedding import build_index, load_settings
+from hermes_side.embedding.vectors import drop_indexes
 from hermes_side.stores import bindings
 
 KEY = "chat-ranking-key-0123456789"
@@ -101,3 +103,54 @@ def test_a_topic_word_of_a_few_conversations_is_searched(direct_chat):
     movies did you share with me?" was searched as "share" alone: day 7's short "Share it" came first."""
     rows = search(direct_chat, DIRECT, "Which movies did you share with me?")
     assert rows and "Inception" in rows[0], json.dumps(rows, indent=1)
+
+
+DAYS = {  # a direct chat, one session a day at 20:00 Beijing, as a user talks with the bot each evening
+    (4, 27): ("晚上看了一部电影，挺好看", "很高兴你喜欢。"),
+    (4, 29): ("周末想去看电影", "可以看看最近的新片。"),
+    (5, 2): ("今天去了博物馆，看完恐龙化石展以后又在商场里看了一部很长的科幻电影，回家很晚", "听起来很充实！"),
+    (5, 4): ("电影票买好了", "祝你观影愉快。"),
+}
+# ...and the rest of May, a film most evenings: by their words each is a better conversation for
+# "我看了什么电影" than 5月2日's one long message
+DAYS |= {(5, day): ("我看了什么电影来着？", f"你看了一部{kind}电影。", "对，我看了两遍那部电影", "电影看两遍也好看。")
+         for day, kind in zip(range(5, 17), ("喜剧", "动画", "爱情", "悬疑", "战争", "纪录", "武侠", "恐怖", "音乐",
+                                              "体育", "历史", "家庭"), strict=True)}
+SMALL_TALK = ("早上喝了咖啡", "中午吃了面条", "下午开了会", "晚上跑步了", "猫又把杯子打翻了", "快递到了",
+              "给妈妈打了电话", "窗外下雨了")
+
+
+@pytest.fixture
+def dated_chat(world, loaded_plugin):
+    beta = world.folder("beta")
+    bindings.set_binding(world.home, DIRECT, world.project("Beta", beta))
+    for n, ((month, day), turns) in enumerate(DAYS.items()):
+        ts = datetime(2023, month, day, 12, tzinfo=UTC).timestamp()
+        said = [(("user", "assistant")[i % 2], text) for i, text in enumerate(turns)]
+        chatter = [m for small in SMALL_TALK for m in (("user", small), ("assistant", "记下了。"))]
+        world.session(*said, *chatter, source="api_server",
+                      sid=f"hermes-onebotv11+private+555-g{n}", cwd=beta, ts=ts)
+    return TestClient(create_app(world.home, KEY))
+
+
+@pytest.mark.parametrize("query", ["5月2日我看了什么电影？", "在5月2号，我看了哪一部电影？"])
+def test_a_day_named_without_its_year_finds_that_days_chat(dated_chat, query):
+    """"5月2日" names no year, and only a day with its year ranked conversations held then; the
+    day's long message lost to three short ones of other days that say 电影 (movie) too."""
+    rows = search(dated_chat, DIRECT, query)
+    assert rows and "恐龙化石" in rows[0], json.dumps(rows, ensure_ascii=False, indent=1)
+
+
+def test_the_day_named_leads_where_other_days_hold_more_of_the_words(dated_chat, world):
+    """Hybrid: the evenings that repeat "我看了…电影" rank above 5月2日's one long message by words and
+    by meaning; the day the question names comes first all the same (settings.named_time_leads)."""
+    drop_indexes()
+    try:
+        assert build_index(world.home, load_settings(world.home)).status == "done"
+        r = dated_chat.post("/search", json={"query": "在5月2号，我看了哪一部电影？", "chat": DIRECT, "mode": "hybrid",
+                                             "limit": 5}, headers=AUTH)
+    finally:
+        drop_indexes()
+    assert r.status_code == 200, r.text
+    rows = [row["snippet"] for row in r.json()["results"]]
+    assert rows and "恐龙化石" in rows[0], json.dumps(rows, ensure_ascii=False, indent=1)

@@ -10,7 +10,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hermes_side.search.conversations import in_period, lexical_order, named_period, passage_order
+from hermes_side.search.conversations import (
+    NamedTime,
+    in_period,
+    lexical_order,
+    named_day,
+    named_period,
+    named_time,
+    passage_order,
+)
 from hermes_side.search.keyword import Doc, Term
 from hermes_side.search.results import group_by_conversation
 from tests.hermes.world import call_tool, shared_world
@@ -62,8 +70,26 @@ def test_a_bare_month_or_year_or_an_impossible_day_names_no_period(query):
     assert named_period(query) is None
 
 
+@pytest.mark.parametrize(("query", "day"), [
+    ("我曾经在5月2日提到过我去了博物馆", (5, 2)), ("在4月27号这天，我在公园里跑了多久？", (4, 27)),
+    ("I mentioned on May 2nd that I went to the museum", (5, 2)), ("the 3rd of June party", (6, 3)),
+    ("what did we do on 14 February", (2, 14)), ("what may 2 people do", None), ("on February 30th", None),
+])
+def test_a_day_named_without_its_year_is_that_day_of_any_year(query, day):
+    assert named_day(query) == day
+    if day is not None:
+        named = named_time(query)
+        assert named.holds(ts(2023, *day)) and named.holds(ts(2021, *day))
+        assert not named.holds(ts(2023, day[0], day[1] % 28 + 1))
+
+
+def test_a_day_with_its_year_stays_that_one_day():
+    named = named_time("2023年5月2日我们聊了什么")
+    assert named.holds(ts(2023, 5, 2)) and not named.holds(ts(2022, 5, 2))
+
+
 def test_conversations_held_in_the_period_are_kept_in_order():
-    period = named_period("in May 2023")
+    period = NamedTime(span=named_period("in May 2023"))
     when = {"a": ts(2023, 8, 1), "b": ts(2023, 5, 10), "c": None, "d": ts(2023, 5, 30)}
     assert in_period(["a", "b", "c", "d"], when, period) == ["b", "d"]
 
