@@ -64,6 +64,9 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     "weak_sense_1": ("a word held only through a sense the project lacks counts fully (not half)",
                      ["weak_sense=1.0"]),
     "more_per_row_0": ("a row shows no other turns of its conversation (more_per_row 2 → 0)", ["more_per_row=0"]),
+    "day_with_year_only": ("a day named without its year names no time", ["day_without_year=false"]),
+    "named_time_one_list": ("the named time's conversations one list of the fusion, not leading",
+                            ["named_time_leads=false"]),
 }
 # act only on a question with Chinese words: the sets asked in English are identical by construction
 CHINESE_ONLY = {"piece_alpha_0", "senses_1", "weigh_senses_off", "translated_adds_off", "weak_sense_1"}
