@@ -42,6 +42,11 @@ ROOT = HERE.parent
 OUT = HERE / "out" / "paired"
 QUERIES = HERE / "out" / "queries.pickle"
 METRICS = ("sess@1", "sess@5", "msg@1", "msg@5")
+# In its own project a question whose every row is labelled "low" reads as "nothing related here":
+# ``labelled`` (1 − ``all-low``) is the other side of the wrong project's ``quiet``, so a change to
+# the labels cannot buy quiet elsewhere with silence at home unseen (cross_script 0 gained xl quiet
+# 18/0 and took xl's in-project all-low from 0.083 to 0.130).
+LABELLED = "labelled"
 ALPHA = 0.05
 
 
@@ -95,11 +100,14 @@ def compare(base: Path, head: Path) -> list[Change]:
         if len(qa) != len(qb) or [q["question"] for q in qa] != [q["question"] for q in qb]:
             raise SystemExit(f"{suite}/{method}: the two runs asked different questions")
         wrong = suite.startswith("wrong-")
-        for metric in (("quiet",) if wrong else METRICS):
-            if metric not in qa[0]:
+        for metric in (("quiet",) if wrong else (*METRICS, LABELLED)):
+            field = "all-low" if metric == LABELLED else metric
+            if field not in qa[0]:
                 continue
-            x = [float(q[metric]) for q in qa]
-            y = [float(q[metric]) for q in qb]
+            x = [float(q[field]) for q in qa]
+            y = [float(q[field]) for q in qb]
+            if metric == LABELLED:
+                x, y = [1 - v for v in x], [1 - v for v in y]
             out.append(Change(suite.removeprefix("wrong-"), method, metric, sum(x) / len(x), sum(y) / len(y),
                               sum(1 for i, j in zip(x, y, strict=True) if j > i),
                               sum(1 for i, j in zip(x, y, strict=True) if j < i), len(x)))
@@ -140,7 +148,7 @@ def verdict(changes: list[Change], method: str) -> Verdict:
 def table(changes: list[Change], method: str) -> str:
     """One line per set: each metric's change (head − base; gained/lost questions, p)."""
     mine = [c for c in changes if c.method == method]
-    metrics = [m for m in (*METRICS, "quiet") if any(c.metric == m for c in mine)]
+    metrics = [m for m in (*METRICS, LABELLED, "quiet") if any(c.metric == m for c in mine)]
     lines = [f"| set ({method}) | " + " | ".join(metrics) + " |", "|---|" + "---|" * len(metrics)]
     for s in dict.fromkeys(c.set for c in mine):
         by = {c.metric: c for c in mine if c.set == s}

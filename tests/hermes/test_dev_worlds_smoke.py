@@ -39,6 +39,24 @@ def test_a_change_lands_on_two_sets_beyond_noise_and_no_loss():
     assert not lost.lands
 
 
+def test_silence_at_home_is_a_loss_beside_quiet_elsewhere(tmp_path):
+    """A change that labels more rows "low" gains the wrong project's quiet; the same questions asked
+    in their own project, all rows low, must count against it (``labelled``)."""
+    def run(path: Path, low: list[float], quiet: list[float]) -> Path:
+        rows = [{"suite": "xl", "method": "hybrid", "question": f"q{i}", "sess@1": 1.0, "sess@5": 1.0, "msg@1": 1.0,
+                 "msg@5": 1.0, "all-low": v} for i, v in enumerate(low)]
+        rows += [{"suite": "wrong-xl", "method": "hybrid", "question": f"q{i}", "quiet": v}
+                 for i, v in enumerate(quiet)]
+        path.write_text(json.dumps({"per_question": rows}))
+        return path
+
+    base = run(tmp_path / "base.json", [0.0] * 10, [0.0] * 10)
+    head = run(tmp_path / "head.json", [1.0] * 8 + [0.0] * 2, [1.0] * 10)
+    verdict = paired.verdict(paired.compare(base, head), "hybrid")
+    assert "quiet" in [c.metric for c in verdict.gains["xl"]]
+    assert [c.metric for c in verdict.losses["xl"]] == ["labelled"] and not verdict.lands
+
+
 @pytest.fixture(scope="module")
 def friends(tmp_path_factory):
     if not (friendsqa.default_data_dir() / "friendsqa_dev.json").is_file():
