@@ -57,8 +57,6 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
                             ["translated_adds=false"]),
     "more_within_limit": ("a row's other turns only from the limit best hits, not the top expand_top",
                           ["more_from_read=false"]),
-    "conversation_tie_by_list": ("tied conversations in the best-messages list's order, not their best message's",
-                                 ["conversation_tie_by_message=false"]),
     "passage_off": ("no list of conversations by their best passage (3 turns, weight 0.25)", ["passage_weight=0"]),
     "passage_one_turn": ("a conversation's best passage of one turn, not 3", ["passage_turns=1"]),
     "weak_sense_1": ("a word held only through a sense the project lacks counts fully (not half)",

@@ -117,28 +117,11 @@ def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[st
         fused = rrf([list(best), *(list(order) for order, _ in lists)], k=RANKING.rrf_k,
                     weights=[1.0, *(weight for _, weight in lists)])
         ranked = [root for root, _ in fused if root in best]
-        if RANKING.conversation_tie_by_message:
-            ranked = _ties_by_message(fused, ranked, hits, root_of)
     else:
         ranked = list(best)
     if first:
         ranked = [root for root in ranked if root in first] + [root for root in ranked if root not in first]
     return by_level([shown[root] for root in ranked], labels_lead)[:limit]
-
-
-def _ties_by_message(fused: Sequence[tuple[str, float]], ranked: list[str], hits: Sequence[Mapping[str, Any]],
-                     root_of: Mapping[str, str]) -> list[str]:
-    """Conversations whose fused scores tie in the order of their best message in ``hits``. RRF
-    ties whenever two lists swap two conversations (the best-messages list puts A over B, the
-    words list B over A), and the first list then won by position alone: its order already carries
-    the bonus for a conversation's second and third hits, so a conversation with more turns *near*
-    the question beat the one holding the turn ranked first (LoCoMo-zh dev, "John 游行 退伍军人…"
-    and "Maria 小狗 名字 Shadow…", whose answers the message ranking put first)."""
-    first: dict[str, int] = {}
-    for n, hit in enumerate(hits):
-        first.setdefault(root_of.get(hit["session_id"], hit["session_id"]), n)
-    score = {root: round(value, 12) for root, value in fused}
-    return sorted(ranked, key=lambda root: (-score[root], first.get(root, len(first))))
 
 
 def with_conversation_words(hits: Sequence[Mapping[str, Any]], root_of: Mapping[str, str],

@@ -143,11 +143,6 @@ class Ranking:
     # Chinese history, row msg@1 0.905 → 0.779).
     conversation_hits: int = 3
     conversation_decay: float = 0.1
-    # Conversations whose fused (RRF) scores tie stand in the order of their best message, not of
-    # the best-messages list (results.group_by_conversation); off: the list's order decides.
-    # Within noise (ablate.py: zh hybrid msg@1 2 gained / 0 lost, en ±1); kept as a rule with no
-    # value to tune that makes the order independent of which conversation list comes first.
-    conversation_tie_by_message: bool = True
     # A day named without its year ("5月2日", "May 2nd") names that day of any year, as a dated day
     # names one (conversations.named_time): MemoryBank names one in a third of its questions,
     # always an evidence day (issue 36).

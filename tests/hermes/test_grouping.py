@@ -30,16 +30,3 @@ def test_compression_children_are_one_conversation_and_limit_counts_conversation
 def test_without_scores_the_rank_order_stands():
     hits = [hit(5, "a"), hit(6, "b"), hit(7, "b"), hit(8, "c")]
     assert [r["message_id"] for r in group_by_conversation(hits, {}, limit=5)] == [5, 6, 8]
-
-
-def test_conversations_that_tie_stand_in_the_order_of_their_best_message():
-    """Two lists that swap two conversations tie them in RRF; the one holding the turn ranked first
-    leads, whatever order the lists came in (the best-messages list alone would put "near" first:
-    its second turn adds to its score)."""
-    hits = [hit(1, "answer", 0.31), hit(2, "near", 0.31), hit(3, "near", 0.2)]
-    words = (["answer", "near"], 1.0)  # the conversation words list: "answer" first
-    rows = group_by_conversation(hits, {}, limit=2, lists=[words])
-    assert [r["session_id"] for r in rows] == ["answer", "near"]
-    # not a tie: the words list agrees with the best messages, "near" leads
-    rows = group_by_conversation(hits, {}, limit=2, lists=[(["near", "answer"], 1.0)])
-    assert [r["session_id"] for r in rows] == ["near", "answer"]
