@@ -60,15 +60,18 @@ class KeywordResult:
     common_words: frozenset[str] = frozenset()
     # Terms of an over-long query that were not searched (the least distinctive ones).
     dropped_terms: tuple[str, ...] = ()
-    # Every message scored (not only the best ``limit``) and the terms that weighed: which query
-    # terms each conversation holds, for ranking conversations (conversations.py).
+    # Every message scored (not only the best ``limit``): which query terms each conversation holds,
+    # for ranking conversations (conversations.py).
     docs: Sequence[Doc] = ()
-    terms: frozenset[Term] = frozenset()
-    # Each of ``terms`` with its BM25 weight in this scope (its rarity), for how much the list counts
-    # when fused (relevance.rarity_coverage).
+    # The terms that weighed, each with its BM25 weight in this scope (its rarity): how much the
+    # list counts when fused (relevance.keyword_list_weight).
     weights: Mapping[Term, float] = field(default_factory=dict)
     # Why the scope was not searched whole (Hermes' FTS index damaged): for the operator, with the fix.
     detail: str = ""
+
+    @functools.cached_property
+    def terms(self) -> frozenset[Term]:  # the terms that weighed
+        return frozenset(self.weights)
 
     @functools.cached_property
     def held(self) -> frozenset[Term]:  # the query terms any scored message holds, gathered once
@@ -286,7 +289,7 @@ def _scan(conn, rows: ScopeRows, terms: list[Term], filters: Filters, limit: int
         spread = stats.spread_of
     kept, common = _drop_common(terms, share, len(window), members, spread)
     weights = _scope_idf(kept, share, len(rows.ids))
-    return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, frozenset(weights), weights)
+    return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, weights)
 
 
 def _doc_spread(docs: Sequence[Doc], filters: Filters) -> Callable[[Term], float]:
@@ -387,7 +390,7 @@ def _fts(conn, query: ParsedQuery, rows: ScopeRows, terms: list[Term], filters: 
         recent = [mid for mid in scope_ids[-RANKING.recent_fallback:] if mid not in seen]
         needles = _needles(_rarest(short, stats.df_of, RANKING.window_needle_terms))
         docs += _read(conn, recent, filters, matcher, needles)
-    return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, frozenset(weights), weights)
+    return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, weights)
 
 
 def keyword_search(conn: sqlite3.Connection, query: ParsedQuery, filters: Filters, rows: ScopeRows, *,

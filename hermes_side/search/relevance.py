@@ -147,7 +147,7 @@ def keyword_list_weight(docs: Sequence[Doc], weights: Mapping[Term, float]) -> f
     list is mostly noise (LoCoMo dev xl msg@5 0.783 at full weight, 0.810 weighed); an English
     question over Chinese history matches the speaker's name a turn begins with ("Melanie：…"),
     which, counted as one of the question's words, made half of "What did Melanie paint?" and the
-    list full weight (rev hybrid sess@1 0.460 → 0.571; benchmarks/README.md, "Issue 36, fifth pass")."""
+    list full weight (rev hybrid sess@1 0.460 → 0.571; benchmarks/README.md, "Fifth pass")."""
     total = sum(w * t.weight for t, w in weights.items())
     if not total:
         return 0.0
