@@ -65,6 +65,8 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
     "day_with_year_only": ("a day named without its year names no time", ["day_without_year=false"]),
     "named_time_one_list": ("the named time's conversations one list of the fusion, not leading",
                             ["named_time_leads=false"]),
+    "held_then_found_only": ("only conversations a search found are held then (none by the day alone)",
+                             ["held_then_unfound=false"]),
 }
 # act only on a question with Chinese words: the sets asked in English are identical by construction
 CHINESE_ONLY = {"piece_alpha_0", "senses_1", "weigh_senses_off", "translated_adds_off", "weak_sense_1"}

@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from .settings import RANKING
 
@@ -147,6 +148,13 @@ class NamedTime:
             return self.span[0] <= ts <= self.span[1]
         at = datetime.fromtimestamp(ts, UTC)
         return (at.month, at.day) == self.day
+
+    def sql(self, column: str) -> tuple[str, tuple[Any, ...]]:
+        """:meth:`holds` as an SQL predicate over an epoch-seconds ``column``, with its parameters."""
+        if self.span is not None:
+            return f"{column} BETWEEN ? AND ?", self.span
+        assert self.day is not None
+        return f"strftime('%m-%d', {column}, 'unixepoch') = ?", (f"{self.day[0]:02d}-{self.day[1]:02d}",)
 
 
 def named_time(text: str) -> NamedTime | None:

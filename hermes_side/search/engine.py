@@ -124,6 +124,12 @@ class SearchEngine:
             when = {root: texts[hit["message_id"]].timestamp if hit["message_id"] in texts else None
                     for root, hit in order.items()}
             held_then = in_period(list(order), when, named)
+            if RANKING.held_then_unfound:  # and those held then that nothing found, after them
+                # Labelled apart from the rows' order (_rows: their verdict is their own), so a row
+                # the day alone brought never pulls the label of a related row under it down.
+                unfound = ranker.held_then(self.reader, question, ranking, named, order)
+                relevant = [*relevant, *unfound]
+                held_then += [smap.root_of.get(h.session_id, h.session_id) for h in unfound]
             lists.append((held_then, 1.0))
         # Labels lead the order in a small project, where the ranking's word statistics say little
         # (settings.level_order); there a conversation is as related as its hits' words together.

@@ -13,7 +13,7 @@ Every message read on the way is kept in :attr:`Ranking.texts`, so none is read 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -24,7 +24,7 @@ from ..stores.messages import copy_key
 from . import threads
 from .answers import with_replies
 from .bm25 import Hit
-from .conversations import lexical_order, passage_order
+from .conversations import NamedTime, lexical_order, passage_order
 from .fusion import rrf
 from .keyword import Filters, FtsPlan, KeywordResult, keyword_search, planned_common_words
 from .question import Question
@@ -293,6 +293,29 @@ def judged(ranking: Ranking, question: Question) -> Verdicts:
                                       {mid: m.text for mid, m in ranking.texts.items()},
                                       lambda text: judge(question, Candidate(text), ranking.evidence))
     return Verdicts(out, verdict)
+
+
+def held_then(reader: ProfileReader, question: Question, ranking: Ranking, named: NamedTime,
+              found: Collection[str]) -> list[RankedHit]:
+    """The conversations held in the ``named`` time that no hit found (``found``: the roots that
+    have one), oldest first, at most the request's ``limit``: each shown by its first turn held then
+    (``ProfileReader.first_turns``, read under every rule a hit is read under), ``score_source``
+    "date", labelled by its words as any hit is and never below low — a person who names the day
+    asks for what was said then, whatever the words. Their texts join ``ranking.texts``."""
+    first: dict[str, tuple[int, str]] = {}
+    for session, mid in sorted(reader.first_turns(question.filters, named).items(), key=lambda kv: kv[1]):
+        root = question.scope.root(session)
+        if root not in found and root not in first:
+            first[root] = (mid, session)
+    picked = list(first.values())[:question.request.limit]
+    ranking.texts.update(reader.messages([mid for mid, _ in picked]))
+    out = []
+    for mid, session in picked:
+        if (message := ranking.texts.get(mid)) is None:  # deleted since
+            continue
+        relevance = judge(question, Candidate(message.text), ranking.evidence) or Relevance("low", 0.0)
+        out.append(RankedHit(mid, session, "date", relevance=relevance))
+    return out
 
 
 def scope_coverage(reader: ProfileReader, question: Question, keyword: KeywordResult, tr: Sequence[Hit],

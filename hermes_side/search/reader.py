@@ -27,8 +27,9 @@ from ..scope import quotes, rule_view
 from ..scope.chat_rule import CHAT_UNBOUND, RECALL_OFF, RECALL_OFF_TEXT, Origin, bound_project, refusal
 from ..scope.scope_map import ScopeCache, ScopeMap
 from ..stores import faults, forgotten, hermes_db
-from ..stores.messages import message_text, text_turn_sql
-from .keyword import ScopeMemo, ScopeRows
+from ..stores.messages import MESSAGES_FROM, message_text, text_turn_sql
+from .conversations import NamedTime
+from .keyword import Filters, ScopeMemo, ScopeRows
 from .records import FieldMapping
 
 log = logging.getLogger(__name__)
@@ -325,6 +326,17 @@ class ProfileReader:
         # Another member's words quoted in a turn, which that member took out of recall (scope/quotes.py).
         quotes.hide(self.connection(), self.home, self.scope_map, texts)
         return {r["id"]: Message(r["role"], texts[r["id"]]["text"], r["timestamp"], r["session_id"]) for r in rows}
+
+    def first_turns(self, filters: Filters, named: NamedTime) -> dict[str, int]:
+        """Each session's first turn held in the ``named`` time that search may show — the scope's
+        sessions, the request's bounds and every read-time rule (``Filters.sql``: live, not
+        forgotten, no summary) — as session → message id."""
+        conn = self.connection()
+        where, params = filters.sql(conn)
+        held, during = named.sql("m.timestamp")
+        rows = conn.execute(f"SELECT m.session_id, min(m.id) {MESSAGES_FROM} WHERE {where} AND {held}"
+                            " GROUP BY m.session_id", (*params, *during)).fetchall()
+        return {r[0]: r[1] for r in rows}
 
     def timestamps(self, ids: Sequence[int]) -> dict[int, float]:
         rows = self.connection().execute(

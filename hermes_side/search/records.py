@@ -41,8 +41,9 @@ class FieldMapping(Mapping[str, Any]):
 
 @dataclass(frozen=True)
 class RankedHit(FieldMapping):
-    """One ranked message: which lists found it (``score_source``: keyword, semantic or both), its
-    meaning score where semantic search scored it, its fused score, the question it answers when
+    """One ranked message: which lists found it (``score_source``: keyword, semantic or both;
+    "date": held when the question says, found by nothing else, ranker.held_then), its meaning
+    score where semantic search scored it, its fused score, the question it answers when
     it was pulled in after one (``reply_to``), and how related it is once judged."""
 
     message_id: int

@@ -154,6 +154,11 @@ class Ranking:
     # keyword mbcn 8 / 0, mben 5 / 0, rev 5 / 0; no set lost. Off: the time's conversations are one
     # list of the fusion (weight 1), as before.
     named_time_leads: bool = True
+    # A conversation held in the time a question names joins the ranking even when none of its turns
+    # holds the question's words or meaning ("What did we talk about on April 27th?" asks for that
+    # day's conversation, whatever was said): shown by its first turn held then, ``score_source``
+    # "date" (ranker.held_then). Issue 36, sixth pass: see benchmarks/README.md.
+    held_then_unfound: bool = True
     # A conversation's best passage by meaning: the mean dense cosine of its best run of
     # ``passage_turns`` consecutive turns (a question and its answer, a topic over a few turns),
     # a list of conversations fused with ``passage_weight`` (conversations.passage_order; issue

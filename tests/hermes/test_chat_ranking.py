@@ -154,3 +154,24 @@ def test_the_day_named_leads_where_other_days_hold_more_of_the_words(dated_chat,
     assert r.status_code == 200, r.text
     rows = [row["snippet"] for row in r.json()["results"]]
     assert rows and "恐龙化石" in rows[0], json.dumps(rows, ensure_ascii=False, indent=1)
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_the_day_named_is_found_when_none_of_its_turns_holds_the_words(dated_chat, world, mode):
+    """"在4月27号我们聊了什么话题？" asks for that evening's conversation, and no turn of the chat says
+    聊 or 话题: the day's conversation comes first all the same, shown by its first turn that day
+    (ranker.held_then, ``score_source`` "date"); before, keyword search had nothing to show."""
+    drop_indexes()
+    try:
+        if mode == "hybrid":
+            assert build_index(world.home, load_settings(world.home)).status == "done"
+        r = dated_chat.post("/search", json={"query": "在4月27号我们聊了什么话题？", "chat": DIRECT, "mode": mode,
+                                             "limit": 5}, headers=AUTH)
+    finally:
+        drop_indexes()
+    assert r.status_code == 200, r.text
+    rows = r.json()["results"]
+    assert rows and "晚上看了一部电影" in rows[0]["snippet"], json.dumps(rows, ensure_ascii=False, indent=1)
+    assert "2023-04-27" in rows[0]["when"], rows[0]
+    if mode == "keyword":
+        assert rows[0]["score_source"] == "date" and rows[0]["relevance"]["level"] == "low"

@@ -385,7 +385,9 @@ class RecallRules(RuleBasedStateMachine):
         for chat in (G111, G444):
             if chat in self.model.off:
                 continue
-            private = self.model.private(chat) | self.model.operator_tokens()
+            others = {s.token for s in self.model.said if s.chat not in (chat, None)} - {
+                s.token for s in self.model.said if s.chat == chat}
+            private = self.model.private(chat) | self.model.operator_tokens() | others
             said = [s for s in self.model.said if s.chat == chat]
             if not said:
                 continue
@@ -394,7 +396,14 @@ class RecallRules(RuleBasedStateMachine):
                                      headers=AUTH).json()
             tool = call_tool_raw("project_history_search", {"query": f"{token} plan"},
                                  f"hermes-onebotv11+group+{chat.split(':')[1]}+19999")
-            seen = json.dumps(found) + tool
+            # A question naming the day the turns were said: every conversation held then is a row
+            # (ranker.held_then), found by its first turn then, whatever it says.
+            today = datetime.now(UTC).date()
+            by_day = self.client.post("/search", json={"query": f"weather on {today:%Y-%m-%d}", "chat": chat,
+                                                       "mode": "keyword", "limit": 5}, headers=AUTH).json()
+            if self.model.findable(chat) and all(datetime.fromtimestamp(s.when, UTC).date() == today for s in said):
+                assert by_day["results"], f"nothing held today shown in {chat}: {by_day}"
+            seen = json.dumps(found) + tool + json.dumps(by_day)
             for hit in found.get("results", [])[:2]:
                 seen += self.client.post("/context", json={"chat": chat, "message_id": hit["message_id"]},
                                          headers=AUTH).text
