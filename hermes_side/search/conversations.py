@@ -31,7 +31,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from .settings import RANKING
 
@@ -149,12 +148,21 @@ class NamedTime:
         at = datetime.fromtimestamp(ts, UTC)
         return (at.month, at.day) == self.day
 
-    def sql(self, column: str) -> tuple[str, tuple[Any, ...]]:
-        """:meth:`holds` as an SQL predicate over an epoch-seconds ``column``, with its parameters."""
+    def spans(self, first: float, last: float) -> list[tuple[float, float]]:
+        """The closed spans of epoch seconds (UTC) where :meth:`holds` is true between ``first`` and
+        ``last`` (the scope's oldest and newest turn): the span itself, or the day in each year
+        between them (its last microsecond, so no turn falls on two days)."""
         if self.span is not None:
-            return f"{column} BETWEEN ? AND ?", self.span
+            return [self.span]
         assert self.day is not None
-        return f"strftime('%m-%d', {column}, 'unixepoch') = ?", (f"{self.day[0]:02d}-{self.day[1]:02d}",)
+        out = []
+        for year in range(datetime.fromtimestamp(first, UTC).year, datetime.fromtimestamp(last, UTC).year + 1):
+            try:
+                start = datetime(year, *self.day, tzinfo=UTC).timestamp()
+            except ValueError:  # 29 February of a year without one
+                continue
+            out.append((start, start + 86400 - 1e-6))
+        return out
 
 
 def named_time(text: str) -> NamedTime | None:
