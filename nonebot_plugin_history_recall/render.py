@@ -101,12 +101,18 @@ def _level(result: Mapping[str, Any]) -> str | None:
     return relevance.get("level") if isinstance(relevance, Mapping) else None
 
 
+def _held_that_day(result: Mapping[str, Any]) -> bool:
+    """A conversation held on the day the question names that no search found by its words (the
+    API's ``score_source`` "date"): what was asked for, whatever its words, so never called weak."""
+    return result.get("score_source") == "date"
+
+
 def result_block(index: int, result: Mapping[str, Any], now: datetime, t: Texts = ZH) -> str:
     # The session id / link is Hermes' internal id: a group member cannot open it, so it is not shown.
     title = _shorten(" ".join(str(result.get("title") or "").split()), TITLE_WIDTH) or t("untitled")
     when = format_when(result.get("when"), now, t)
-    weak = f" · {t('low_relevance')}" if _level(result) == "low" else ""
-    lines = [f"{index}. {title}" + (f" · {when}" if when else "") + weak]
+    mark = t("held_that_day") if _held_that_day(result) else t("low_relevance") if _level(result) == "low" else ""
+    lines = [f"{index}. {title}" + (f" · {when}" if when else "") + (f" · {mark}" if mark else "")]
     if snippet := format_snippet(result.get("snippet") or ""):
         lines.append(f"   {snippet}")
     return "\n".join(lines)
@@ -130,7 +136,7 @@ def result_blocks(data: Mapping[str, Any], query: str, now: datetime, t: Texts =
     if not results:
         return [t.no_results(name, echo, after, before) + note]
     # Only medium and high rows are "related"; weak ones are counted apart, never as related.
-    weak = sum(1 for r in results if _level(r) == "low")
+    weak = sum(1 for r in results if _level(r) == "low" and not _held_that_day(r))
     header = t.results_header(name, echo, len(results) - weak, weak) + note + "\n" + t("open_hint")
     return [header] + [result_block(i, r, now, t) for i, r in enumerate(results, 1)]
 

@@ -63,6 +63,7 @@ ZH: dict[str, str] = {
     "forward_name": "历史检索",  # the sender of forward-card nodes when the bot has no NICKNAME
     "untitled": "（无标题）",
     "low_relevance": "相关度低",
+    "held_that_day": "当天的对话",
     "list_sep": "、",
     "private_chat": "📌 {recall} 只能在群里用：它检索的是本群关联项目的历史。",
     "in_group_only": "📌 {command} 只能在群里用。",

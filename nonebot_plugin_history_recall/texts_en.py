@@ -6,6 +6,7 @@ EN: dict[str, str] = {
     "forward_name": "recall",
     "untitled": "(untitled)",
     "low_relevance": "weak match",
+    "held_that_day": "held that day",
     "list_sep": ", ",
     "private_chat": "📌 {recall} works in groups only: it searches the history of the group's project.",
     "in_group_only": "📌 {command} works in groups only.",

@@ -79,6 +79,18 @@ def test_a_weak_match_says_so_and_a_strong_one_does_not(render):
     assert strong.splitlines()[0] == "2. t"
 
 
+def test_a_conversation_held_on_the_day_asked_is_that_days_not_a_weak_match(render):
+    """"4月27号我们聊了什么？": the day's conversation, found by the day alone (score_source "date"),
+    is what was asked — marked as that day's and counted as related, not as weak."""
+    rows = [{"title": "t1", "when": "2026-04-27 20:00", "snippet": "晚上看了一部电影", "score_source": "date",
+             "relevance": {"level": "low", "score": 0.1}},
+            {"title": "t2", "snippet": "x", "score_source": "keyword", "relevance": {"level": "low", "score": 0.2}}]
+    blocks = render.result_blocks({"project": {"name": "Hermes"}, "results": rows}, "4月27号聊了什么", NOW)
+    assert blocks[0].splitlines()[0] == "📚 项目「Hermes」里与“4月27号聊了什么”相关的对话有 1 段，另有 1 段弱相关。"
+    assert blocks[1].splitlines()[0].endswith(" · 当天的对话") and "相关度低" not in blocks[1]
+    assert blocks[2].splitlines()[0].endswith(" · 相关度低")
+
+
 def test_results_header_names_project_and_count(render):
     data = {
         "project": {"id": "p", "slug": "s", "name": "Hermes"},
