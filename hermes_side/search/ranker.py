@@ -298,16 +298,21 @@ def judged(ranking: Ranking, question: Question) -> Verdicts:
 def held_then(reader: ProfileReader, question: Question, ranking: Ranking, named: NamedTime,
               found: Collection[str]) -> list[RankedHit]:
     """The conversations held in the ``named`` time that no hit found (``found``: the roots that
-    have one), oldest first, at most the request's ``limit``: each shown by its first turn held then
-    (``ProfileReader.first_turns``, read under every rule a hit is read under), ``score_source``
-    "date", labelled by its words as any hit is and never below low — a person who names the day
-    asks for what was said then, whatever the words. Their texts join ``ranking.texts``."""
+    have one), oldest first: each shown by its first turn held then (``ProfileReader.first_turns``,
+    read under every rule a hit is read under), ``score_source`` "date", labelled by its words as
+    any hit is and never below low — a person who names the day asks for what was said then,
+    whatever the words. Only when they all fit in the request's ``limit``: a month of a busy
+    project holds hundreds, and a time that names more conversations than the rows can show names
+    none in particular (the oldest five of them would push out the rows the words found). Their
+    texts join ``ranking.texts``."""
     first: dict[str, tuple[int, str]] = {}
     for session, mid in sorted(reader.first_turns(question.filters, named).items(), key=lambda kv: kv[1]):
         root = question.scope.root(session)
         if root not in found and root not in first:
             first[root] = (mid, session)
-    picked = list(first.values())[:question.request.limit]
+    if len(first) > question.request.limit:
+        return []
+    picked = list(first.values())
     ranking.texts.update(reader.messages([mid for mid, _ in picked]))
     out = []
     for mid, session in picked:

@@ -175,3 +175,19 @@ def test_the_day_named_is_found_when_none_of_its_turns_holds_the_words(dated_cha
     assert "2023-04-27" in rows[0]["when"], rows[0]
     if mode == "keyword":
         assert rows[0]["score_source"] == "date" and rows[0]["relevance"]["level"] == "low"
+
+
+def test_a_month_is_named_by_its_conversations_only_when_they_all_fit(dated_chat):
+    """"2023年4月" held two evenings of this chat: both are shown, oldest first, though no turn says
+    聊 or 话题. "2023年5月" held fifteen, more than the five rows: the month names none of them in
+    particular, and the oldest five would only push out what the words found."""
+    def ask(query: str) -> list[dict]:
+        r = dated_chat.post("/search", json={"query": query, "chat": DIRECT, "mode": "keyword", "limit": 5},
+                            headers=AUTH)
+        assert r.status_code == 200, r.text
+        return r.json()["results"]
+
+    april = ask("2023年4月我们聊了什么话题？")
+    assert [row["when"][:10] for row in april] == ["2023-04-27", "2023-04-29"], april
+    assert {row["score_source"] for row in april} == {"date"}
+    assert not [row for row in ask("2023年5月我们聊了什么话题？") if row["score_source"] == "date"]
