@@ -157,7 +157,9 @@ class Ranking:
     # A conversation held in the time a question names joins the ranking even when none of its turns
     # holds the question's words or meaning ("What did we talk about on April 27th?" asks for that
     # day's conversation, whatever was said): shown by its first turn held then, ``score_source``
-    # "date" (ranker.held_then). Issue 36, sixth pass: see benchmarks/README.md.
+    # "date" (ranker.held_then), when they all fit in the rows. Paired against main 7bc5e38 (issue 36,
+    # sixth pass): keyword conversation hit@1 mben 7 gained / 0 lost (p 0.016), hit@5 en 6 / 0
+    # (p 0.031), mbcn 3 / 0; hybrid mben 2 / 0; every other set identical, quiet unchanged.
     held_then_unfound: bool = True
     # A conversation's best passage by meaning: the mean dense cosine of its best run of
     # ``passage_turns`` consecutive turns (a question and its answer, a topic over a few turns),
