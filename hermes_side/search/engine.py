@@ -119,6 +119,7 @@ class SearchEngine:
         relevant = verdicts.hits
         lists = list(ranking.conversations)
         held_then: list[str] = []
+        opening: dict[int, list[int]] = {}  # a row the day alone brought → the turns after its first
         if named := question.when:  # a date in the query: conversations held then
             order = conversation_order(relevant, smap.root_of)
             when = {root: texts[hit["message_id"]].timestamp if hit["message_id"] in texts else None
@@ -128,15 +129,16 @@ class SearchEngine:
                 # Labelled apart from the rows' order (_rows: their verdict is their own), so a row
                 # the day alone brought never pulls the label of a related row under it down.
                 unfound = ranker.held_then(self.reader, question, ranking, named, order)
-                relevant = [*relevant, *unfound]
-                held_then += [smap.root_of.get(h.session_id, h.session_id) for h in unfound]
+                relevant = [*relevant, *(hit for hit, _ in unfound)]
+                held_then += [smap.root_of.get(h.session_id, h.session_id) for h, _ in unfound]
+                opening = {hit.message_id: after for hit, after in unfound}
             lists.append((held_then, 1.0))
         # Labels lead the order in a small project, where the ranking's word statistics say little
         # (settings.level_order); there a conversation is as related as its hits' words together.
         best = group_by_conversation(relevant, smap.root_of, question.request.limit, lists,
                                      labels_lead=question.small,
                                      first=held_then if RANKING.named_time_leads else ())
-        rows = self._rows(best, verdicts, ranking, question)
+        rows = self._rows(best, verdicts, ranking, question, opening)
         out = {**base, "results": rows, "sessions_in_scope": in_scope}
         if notice := question.query.notice(question.mode):  # an over-long query: say which part was searched
             out["notice"] = notice
@@ -162,9 +164,10 @@ class SearchEngine:
         return out
 
     def _rows(self, best: list[Any], verdicts: ranker.Verdicts, ranking: ranker.Ranking,
-              question: Question) -> list[dict[str, Any]]:
+              question: Question, opening: dict[int, list[int]]) -> list[dict[str, Any]]:
         """One result row per conversation: its best hit, that hit's answer when it asks something
-        (the one the ranker looked up, else looked up now), and other top hits of the conversation.
+        (the one the ranker looked up, else looked up now), and other top hits of the conversation
+        — or, for a row the named day alone brought (``opening``), the turns after its first then.
         A row is labelled by the surest of what it shows (results.best_of), and the labels are
         made to read in the rows' order (results.in_order)."""
         texts, scope, limit, relevant = ranking.texts, question.scope, question.request.limit, verdicts.hits
@@ -189,9 +192,10 @@ class SearchEngine:
             # The conversation's next best turns among the top ``expand_top`` hits, not only among
             # the ``limit`` best overall (settings.more_from_read)
             pool = relevant[:RANKING.expand_top] if RANKING.more_from_read else relevant[:limit]
-            more = [{**texts[h.message_id], "message_id": h.message_id}
-                    for h in pool if scope.root(h.session_id) == root
-                    and h.message_id not in shown and h.message_id in texts][:RANKING.more_per_row]
+            following = (opening[hit.message_id] if hit.message_id in opening
+                         else [h.message_id for h in pool if scope.root(h.session_id) == root])
+            more = [{**texts[m], "message_id": m} for m in following
+                    if m not in shown and m in texts][:RANKING.more_per_row]
             # Labelled by what it shows among the ``limit`` best hits: a turn found further down is
             # context, and letting it vouch for the row cost wrong-project quiet (en 8–12, xl 7
             # questions) for 4 en right-project rows out of all-low (benchmarks/README.md, issue 26).

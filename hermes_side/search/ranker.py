@@ -296,30 +296,31 @@ def judged(ranking: Ranking, question: Question) -> Verdicts:
 
 
 def held_then(reader: ProfileReader, question: Question, ranking: Ranking, named: NamedTime,
-              found: Collection[str]) -> list[RankedHit]:
+              found: Collection[str]) -> list[tuple[RankedHit, list[int]]]:
     """The conversations held in the ``named`` time that no hit found (``found``: the roots that
-    have one), oldest first: each shown by its first turn held then (``ProfileReader.first_turns``,
-    read under every rule a hit is read under), ``score_source`` "date", labelled by its words as
-    any hit is and never below low — a person who names the day asks for what was said then,
-    whatever the words. Only when they all fit in the request's ``limit``: a month of a busy
-    project holds hundreds, and a time that names more conversations than the rows can show names
-    none in particular (the oldest five of them would push out the rows the words found). Their
-    texts join ``ranking.texts``."""
-    first: dict[str, tuple[int, str]] = {}
-    for session, mid in sorted(reader.first_turns(question.filters, named).items(), key=lambda kv: kv[1]):
+    have one), oldest first: each shown by its first turn held then and the turns after it
+    (``ProfileReader.first_turns``, read under every rule a hit is read under) — how that
+    conversation opened — with ``score_source`` "date", labelled by its words as any hit is and
+    never below low: a person who names the day asks for what was said then, whatever the words.
+    Only when they all fit in the request's ``limit``: a month of a busy project holds hundreds,
+    and a time that names more conversations than the rows can show names none in particular (the
+    oldest five of them would push out the rows the words found). Their texts join ``ranking.texts``."""
+    # The first turn, its answer, and ``more_per_row`` turns after them.
+    opening: dict[str, tuple[str, list[int]]] = {}
+    turns = reader.first_turns(question.filters, named, RANKING.more_per_row + 2)
+    for session, ids in sorted(turns.items(), key=lambda kv: kv[1][0]):
         root = question.scope.root(session)
-        if root not in found and root not in first:
-            first[root] = (mid, session)
-    if len(first) > question.request.limit:
+        if root not in found and root not in opening:
+            opening[root] = (session, ids)
+    if len(opening) > question.request.limit:
         return []
-    picked = list(first.values())
-    ranking.texts.update(reader.messages([mid for mid, _ in picked]))
+    ranking.texts.update(reader.messages([mid for _, ids in opening.values() for mid in ids]))
     out = []
-    for mid, session in picked:
-        if (message := ranking.texts.get(mid)) is None:  # deleted since
+    for session, (first, *after) in opening.values():
+        if (message := ranking.texts.get(first)) is None:  # deleted since
             continue
         relevance = judge(question, Candidate(message.text), ranking.evidence) or Relevance("low", 0.0)
-        out.append(RankedHit(mid, session, "date", relevance=relevance))
+        out.append((RankedHit(first, session, "date", relevance=relevance), after))
     return out
 
 

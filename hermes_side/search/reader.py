@@ -335,25 +335,26 @@ class ProfileReader:
         quotes.hide(self.connection(), self.home, self.scope_map, texts)
         return {r["id"]: Message(r["role"], texts[r["id"]]["text"], r["timestamp"], r["session_id"]) for r in rows}
 
-    def first_turns(self, filters: Filters, named: NamedTime) -> dict[str, int]:
-        """Each session's first turn held in the ``named`` time that search may show — the scope's
-        sessions, the request's bounds and every read-time rule (``Filters.sql``: live, not
-        forgotten, no summary) — as session → message id. Read span by span through Hermes'
-        (session_id, timestamp) index: a day of any year is that day in each year the scope spans
-        (a 200k-message scope: ~10 ms, where testing every row's day took 450 ms)."""
+    def first_turns(self, filters: Filters, named: NamedTime, count: int = 1) -> dict[str, list[int]]:
+        """Each session's first ``count`` turns held in the ``named`` time that search may show —
+        the scope's sessions, the request's bounds and every read-time rule (``Filters.sql``: live,
+        not forgotten, no summary) — as session → message ids, oldest first. Read span by span
+        through Hermes' (session_id, timestamp) index: a day of any year is that day in each year
+        the scope spans (a 200k-message scope: ~10 ms, where testing every row's day took 450 ms)."""
         conn = self.connection()
         sessions = json.dumps(list(filters.session_ids))
         first, last = conn.execute(_SCOPE_TIMES, (sessions,)).fetchone()
         if first is None:
             return {}
         where, params = filters.sql(conn)
-        found: dict[str, int] = {}
+        found: dict[str, list[int]] = {}
         for start, end in named.spans(first, last):
-            for session, mid in conn.execute(f"SELECT m.session_id, min(m.id) {MESSAGES_FROM} WHERE {where}"
-                                             " AND m.timestamp BETWEEN ? AND ? GROUP BY m.session_id",
-                                             (*params, start, end)):
-                found[session] = min(mid, found.get(session, mid))
-        return found
+            rows = conn.execute(f"SELECT session_id, id FROM (SELECT m.session_id, m.id, row_number() OVER"
+                                f" (PARTITION BY m.session_id ORDER BY m.id) AS n {MESSAGES_FROM} WHERE {where}"
+                                " AND m.timestamp BETWEEN ? AND ?) WHERE n <= ?", (*params, start, end, count))
+            for session, mid in rows:
+                found.setdefault(session, []).append(mid)
+        return {session: sorted(ids)[:count] for session, ids in found.items()}
 
     def timestamps(self, ids: Sequence[int]) -> dict[int, float]:
         rows = self.connection().execute(

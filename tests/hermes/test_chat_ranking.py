@@ -160,7 +160,8 @@ def test_the_day_named_leads_where_other_days_hold_more_of_the_words(dated_chat,
 def test_the_day_named_is_found_when_none_of_its_turns_holds_the_words(dated_chat, world, mode):
     """"在4月27号我们聊了什么话题？" asks for that evening's conversation, and no turn of the chat says
     聊 or 话题: the day's conversation comes first all the same, shown by its first turn that day
-    (ranker.held_then, ``score_source`` "date"); before, keyword search had nothing to show."""
+    and the turns after it (ranker.held_then, ``score_source`` "date"); before, keyword search had
+    nothing to show."""
     drop_indexes()
     try:
         if mode == "hybrid":
@@ -175,6 +176,8 @@ def test_the_day_named_is_found_when_none_of_its_turns_holds_the_words(dated_cha
     assert "2023-04-27" in rows[0]["when"], rows[0]
     if mode == "keyword":
         assert rows[0]["score_source"] == "date" and rows[0]["relevance"]["level"] == "low"
+        # ...with how that evening went on: the turns after its first, as a row's other turns
+        assert [m["snippet"] for m in rows[0]["more"]] == ["很高兴你喜欢。", "早上喝了咖啡"], rows[0]
 
 
 def test_a_month_is_named_by_its_conversations_only_when_they_all_fit(dated_chat):
