@@ -200,6 +200,26 @@ async def test_bound_group_sees_only_its_project_and_unbound_is_refused(chain):
     assert json.loads(refused)["code"] == "chat_unbound" and ALPHA_WORD not in refused
 
 
+async def test_a_day_named_brings_that_days_conversation_of_the_groups_project_only(chain):
+    """Asked by the day alone — no word of it in the history — the group and its agent get the
+    conversation its project held then (ranker.held_then), and nothing another chat or the operator
+    said that same day: the read path the day opens applies the same seal as every other."""
+    import sqlite3
+
+    with sqlite3.connect(f"file:{chain['home'] / 'state.db'}?mode=ro", uri=True) as conn:
+        (ts,) = conn.execute("SELECT timestamp FROM messages WHERE session_id = 'cli-alpha'").fetchone()
+    day = time.strftime("%Y-%m-%d", time.gmtime(ts))  # every secret was written that day too
+    await _turn(chain, BOUND, f'TOOL:project_history_search {{"query": "weather on {day}", "mode": "keyword"}}')
+    found = json.loads(_results(chain, "project_history_search")[-1])
+    assert found["results"] and {row["score_source"] for row in found["results"]} == {"date"}, found
+    assert "Tuesday" in json.dumps(found) and OTHER_SECRET not in json.dumps(found), found
+    assert HOME_SECRET not in json.dumps(found)
+
+    reply = await _ask(chain, BOUND, f"/recall {day} 的天气 --mode keyword")
+    assert "Tuesday" in reply and "当天的对话" in reply, reply
+    assert OTHER_SECRET not in reply and HOME_SECRET not in reply
+
+
 async def test_session_search_disk_tools_and_memory_are_blocked_in_the_default_config(chain):
     home = chain["home"]
     calls = " ".join([

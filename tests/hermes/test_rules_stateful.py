@@ -403,7 +403,9 @@ class RecallRules(RuleBasedStateMachine):
                                                        "mode": "keyword", "limit": 5}, headers=AUTH).json()
             if self.model.findable(chat) and all(datetime.fromtimestamp(s.when, UTC).date() == today for s in said):
                 assert by_day["results"], f"nothing held today shown in {chat}: {by_day}"
-            seen = json.dumps(found) + tool + json.dumps(by_day)
+            tool_day = call_tool_raw("project_history_search", {"query": f"weather on {today:%Y-%m-%d}"},
+                                     f"hermes-onebotv11+group+{chat.split(':')[1]}+19999")
+            seen = json.dumps(found) + tool + json.dumps(by_day) + tool_day
             for hit in found.get("results", [])[:2]:
                 seen += self.client.post("/context", json={"chat": chat, "message_id": hit["message_id"]},
                                          headers=AUTH).text
