@@ -194,3 +194,16 @@ def test_a_month_is_named_by_its_conversations_only_when_they_all_fit(dated_chat
     assert [row["when"][:10] for row in april] == ["2023-04-27", "2023-04-29"], april
     assert {row["score_source"] for row in april} == {"date"}
     assert not [row for row in ask("2023年5月我们聊了什么话题？") if row["score_source"] == "date"]
+
+
+def test_a_row_the_day_alone_brought_never_makes_the_related_row_under_it_weak(dated_chat):
+    """"4月27号的恐龙化石展怎么样？": 4月27日's evening says nothing of it and comes first, being that
+    day's; 5月2日's "恐龙化石展" row under it keeps the label its own words earn — the day's row is
+    labelled apart from the rows' order, not pooled with them."""
+    r = dated_chat.post("/search", json={"query": "4月27号的恐龙化石展怎么样？", "chat": DIRECT, "mode": "keyword",
+                                         "limit": 5}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    rows = r.json()["results"]
+    assert [row["score_source"] for row in rows[:2]] == ["date", "keyword"], rows
+    assert "恐龙化石" in rows[1]["snippet"].replace(">>>", "").replace("<<<", "")
+    assert rows[1]["relevance"]["level"] != "low", rows[1]
