@@ -10,6 +10,11 @@ Run on a home made by ``python -m benchmarks synth`` (1M messages, scope buckets
   same query texts, in the same run, so the ratio is robust to machine noise;
 * hostile queries (issue 8 §6): 600 distinct two-character words, CJK and Latin, in the same
   buckets and modes, side by side with the normal queries (``--hostile N`` queries of each kind);
+* queries naming a time (issue 36): ``--dated N`` of the bucket's queries with a day of any year
+  ("… on May 2nd", "… 5月2日") or a month with its year ("… in May 2025") added, each timed with the
+  conversations held then read (``ProfileReader.first_turns``) and without, alternating query by
+  query: the read path's own cost (its "÷ normal" is on ÷ off; a hostile row's is ÷ all the
+  bucket's queries);
 * ``--ab-translation``: instead of the table, each Chinese query of the buckets timed with and
   without the translated keyword list (``hermes_side/search/translate.py``), alternating query by query,
   so both columns share the machine's mood;
@@ -110,6 +115,30 @@ def hostile_queries(normal: list[dict], n: int, seed: int = 1) -> dict[str, list
     return {"hostile-cjk": [one(han) for _ in range(n)], "hostile-latin": [one(letters) for _ in range(n)]}
 
 
+DATED = {"dated day (any year)": "{} on May 2nd", "dated month (with year)": "{} in May 2025",
+         "dated 日 (any year)": "{} 5月2日"}
+
+
+def time_dated(engine, queries: list[dict], project_id: str, mode: str, n: int) -> dict[str, tuple[dict, dict]]:
+    """Each kind of named time added to the first ``n`` queries, timed with the conversations held
+    then read (``held_then_unfound``) and without, alternating which goes first: (on, off) per kind."""
+    from hermes_side.search.request import parse_search_args
+    from hermes_side.search.settings import overridden
+
+    out = {}
+    for kind, form in DATED.items():
+        times: dict[bool, list[float]] = {True: [], False: []}
+        for i, q in enumerate(queries[:n]):
+            req = parse_search_args({"query": form.format(q["text"]), "mode": mode, "limit": 3})
+            for on in ((True, False) if i % 2 else (False, True)):
+                with overridden(held_then_unfound=on):
+                    t0 = time.perf_counter()
+                    engine.search(req, project=project_id)
+                    times[on].append((time.perf_counter() - t0) * 1000)
+        out[kind] = (summary(times[True]), summary(times[False]))
+    return out
+
+
 def time_hermes(db, texts: list[str]) -> dict:
     times, empty = [], 0
     for text in texts:
@@ -198,6 +227,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--api", action="store_true", help="also measure the recall API under concurrency")
     ap.add_argument("--api-requests", type=int, default=8, help="requests per client")
     ap.add_argument("--hostile", type=int, default=10, help="hostile queries of each kind per bucket and mode")
+    ap.add_argument("--dated", type=int, default=10, help="queries naming a time, of each kind, per bucket and mode")
     ap.add_argument("--ab-translation", action="store_true",
                     help="time the Chinese queries with and without the translated keyword list, alternating")
     ap.add_argument("--json", type=Path)
@@ -240,6 +270,13 @@ def main(argv: list[str] | None = None) -> None:
                          **h, "vs_normal_p50": round(h["p50_ms"] / max(r["p50_ms"], 1e-9), 2),
                          "vs_normal_p95": round(h["p95_ms"] / max(r["p95_ms"], 1e-9), 2)})
             print(f"{name:>5} {mode} {kind}: p50 {h['p50_ms']:7.1f} ms  p95 {h['p95_ms']:7.1f} ms",
+                  file=sys.stderr)
+        for kind, (on, off) in (time_dated(engine, qs, pid, mode, args.dated).items() if args.dated else ()):
+            rows.append({"scope": name, "messages": manifest["bucket_sizes"][name], "mode": f"{mode} {kind}",
+                         **on, "vs_normal_p50": round(on["p50_ms"] / max(off["p50_ms"], 1e-9), 2),
+                         "vs_normal_p95": round(on["p95_ms"] / max(off["p95_ms"], 1e-9), 2)})
+            print(f"{name:>5} {mode} {kind}: p50 {on['p50_ms']:7.1f} ms  p95 {on['p95_ms']:7.1f} ms"
+                  f" (without reading the time's conversations: {off['p50_ms']:.1f} / {off['p95_ms']:.1f})",
                   file=sys.stderr)
     db = SessionDB(db_path=home / "state.db")
     texts = list(dict.fromkeys(q["text"] for q in queries))
@@ -298,7 +335,7 @@ def print_table(report: dict) -> None:
     h = report["hermes_search_messages"]
     print(f"\nload average at start: {report['load_avg']}; scope map cold {report['scope_map_cold_ms']} ms, "
           f"warm {report['scope_map_warm_ms']} ms")
-    print("\n| scope | messages | mode | p50 ms | p95 ms | p95 ÷ Hermes p95 | hostile ÷ normal (p50, p95) |")
+    print("\n| scope | messages | mode | p50 ms | p95 ms | p95 ÷ Hermes p95 | ÷ normal (p50, p95) |")
     print("|---|---|---|---|---|---|---|")
     for r in report["rows"]:
         vs = f"{r['vs_normal_p50']}, {r['vs_normal_p95']}" if "vs_normal_p50" in r else ""
