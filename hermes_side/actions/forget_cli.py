@@ -11,13 +11,13 @@ import getpass
 import json
 import sys
 import time
-from datetime import datetime
 from typing import Any
 
 from ..host.profile import current_profile
 from ..scope.chats import parse_chat
 from ..search.reader import SearchError, reader_for
 from ..search.request import RequestError, parse_time
+from ..search.results import format_when
 from ..stores import forgotten, hermes_db
 from . import forget
 from .refs import project_ids, session_missing
@@ -38,7 +38,7 @@ def setup_forget(p: argparse.ArgumentParser) -> None:
 
 
 def _when(ts: float | None) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "-"
+    return format_when(ts, None) or "-"  # local time; "-" for none or one no calendar holds
 
 
 def render(result: dict[str, Any]) -> str:

@@ -134,6 +134,15 @@ def named_day(text: str) -> tuple[int, int] | None:
     return month, day
 
 
+def utc(ts: float) -> datetime | None:
+    """``ts`` (epoch seconds) as a UTC time; None for a time no calendar holds (milliseconds an
+    importer wrote: year 55302), which is then held on no day."""
+    try:
+        return datetime.fromtimestamp(ts, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 @dataclass(frozen=True)
 class NamedTime:
     """When a query says it happened: a span with its year, or a day of any year (UTC, as the
@@ -145,8 +154,8 @@ class NamedTime:
     def holds(self, ts: float) -> bool:
         if self.span is not None:
             return self.span[0] <= ts <= self.span[1]
-        at = datetime.fromtimestamp(ts, UTC)
-        return (at.month, at.day) == self.day
+        at = utc(ts)
+        return at is not None and (at.month, at.day) == self.day
 
     def spans(self, first: float, last: float) -> list[tuple[float, float]]:
         """The closed spans of epoch seconds (UTC) where :meth:`holds` is true between ``first`` and
@@ -155,8 +164,11 @@ class NamedTime:
         if self.span is not None:
             return [self.span]
         assert self.day is not None
+        since, until = utc(first), utc(last)
+        if since is None or until is None:
+            return []
         out = []
-        for year in range(datetime.fromtimestamp(first, UTC).year, datetime.fromtimestamp(last, UTC).year + 1):
+        for year in range(since.year, until.year + 1):
             try:
                 start = datetime(year, *self.day, tzinfo=UTC).timestamp()
             except ValueError:  # 29 February of a year without one

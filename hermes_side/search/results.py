@@ -53,9 +53,14 @@ def highlight(text: str, pattern: re.Pattern[str]) -> str:
 
 
 def format_when(ts: float | None, tz: Any = None) -> str:
+    """A turn's time as a row shows it; "" for none, and for one no calendar holds (an importer that
+    wrote milliseconds: year 55302), which is shown without a time rather than failing the search."""
     if not ts:
         return ""
-    return datetime.fromtimestamp(ts, tz).strftime("%Y-%m-%d %H:%M")
+    try:
+        return datetime.fromtimestamp(ts, tz).strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError):
+        return ""
 
 
 def conversation_order(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str]) -> dict[str, Mapping[str, Any]]:

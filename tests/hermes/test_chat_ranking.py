@@ -207,3 +207,26 @@ def test_a_row_the_day_alone_brought_never_makes_the_related_row_under_it_weak(d
     assert [row["score_source"] for row in rows[:2]] == ["date", "keyword"], rows
     assert "恐龙化石" in rows[1]["snippet"].replace(">>>", "").replace("<<<", "")
     assert rows[1]["relevance"]["level"] != "low", rows[1]
+
+
+@pytest.mark.parametrize("query", ["恐龙化石展", "5月2日的恐龙化石展", "what happened on May 2nd?"])
+def test_a_turn_whose_time_no_calendar_holds_breaks_no_search(dated_chat, world, query):
+    """An imported session whose times were written in milliseconds (year 33658 to a calendar): a
+    search that shows it, or that names a day, still answers — the turn is shown without a time
+    and held on no day — and the day's own conversation is not lost."""
+    beta = world.folder("beta")
+    world.session(("user", "博物馆的恐龙化石展真不错"), ("assistant", "是的。"), source="api_server",
+                  sid="hermes-onebotv11+private+555-g99", cwd=beta, ts=1_683_000_000_000.0)
+    r = dated_chat.post("/search", json={"query": query, "chat": DIRECT, "mode": "keyword", "limit": 5},
+                        headers=AUTH)
+    assert r.status_code == 200, r.text
+    rows = r.json()["results"]
+    assert any("恐龙化石" in row["snippet"].replace(">>>", "").replace("<<<", "") and "2023-05-02" in row["when"]
+               for row in rows), rows
+    imported = [row for row in rows if row["session_id"].endswith("-g99")]
+    assert all(row["when"] == "" for row in imported), rows
+    if query == "恐龙化石展":  # shown, and its window opens
+        assert imported, rows
+        opened = dated_chat.post("/context", json={"chat": DIRECT, "message_id": imported[0]["message_id"]},
+                                 headers=AUTH)
+        assert opened.status_code == 200 and "恐龙化石展真不错" in opened.text, opened.text
