@@ -6,9 +6,9 @@ import functools
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import is_dataclass, replace
-from datetime import datetime
 from typing import Any
 
+from .conversations import utc
 from .fusion import rrf
 from .settings import RANKING
 
@@ -55,12 +55,8 @@ def highlight(text: str, pattern: re.Pattern[str]) -> str:
 def format_when(ts: float | None, tz: Any = None) -> str:
     """A turn's time as a row shows it; "" for none, and for one no calendar holds (an importer that
     wrote milliseconds: year 55302), which is shown without a time rather than failing the search."""
-    if not ts:
-        return ""
-    try:
-        return datetime.fromtimestamp(ts, tz).strftime("%Y-%m-%d %H:%M")
-    except (OverflowError, OSError, ValueError):
-        return ""
+    at = utc(ts) if ts else None
+    return at.astimezone(tz).strftime("%Y-%m-%d %H:%M") if at else ""
 
 
 def conversation_order(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str]) -> dict[str, Mapping[str, Any]]:
