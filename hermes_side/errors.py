@@ -14,8 +14,11 @@ class RecallError(Exception):
 
     code = "bad_request"
 
-    def __init__(self, message: str, code: str | None = None, detail: str = "") -> None:
+    def __init__(self, message: str, code: str | None = None, detail: str = "", reason: str = "") -> None:
         super().__init__(message)
         if code is not None:
             self.code = code
         self.detail = detail
+        # Which case of ``code`` it is, a word safe to show (``chat_unbound``: "unset", "home",
+        # "archived", "missing"): the recall API answers it, so a chat says its own sentence.
+        self.reason = reason

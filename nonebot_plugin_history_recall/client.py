@@ -77,17 +77,16 @@ def _failure(endpoint: Endpoint, what: str, key: str, code: str, detail: str, re
                      timeout=endpoint.timeout)
 
 
-def _error_body(response: httpx.Response) -> tuple[str, str]:
-    """``(code, error sentence)`` of an error answer; empty strings when the body has none."""
+def _error_body(response: httpx.Response) -> tuple[str, str, str]:
+    """``(code, error sentence, reason)`` of an error answer; empty strings when the body has none."""
     try:
         body = response.json()
     except ValueError:
-        return "", ""
+        return "", "", ""
     if not isinstance(body, dict):
-        return "", ""
-    code = body.get("code") if isinstance(body.get("code"), str) else ""
-    error = body.get("error") if isinstance(body.get("error"), str) else ""
-    return code, error.strip().splitlines()[0][:_ERROR_TEXT_MAX] if error.strip() else ""
+        return "", "", ""
+    code, error, reason = (body.get(k) if isinstance(body.get(k), str) else "" for k in ("code", "error", "reason"))
+    return code, error.strip().splitlines()[0][:_ERROR_TEXT_MAX] if error.strip() else "", reason
 
 
 # Our own sentence (a key of texts.ZH) per stable error code of docs/recall-api.md.
@@ -108,11 +107,18 @@ _BY_CODE = {
 }
 
 
-def _user_message(status: int, code: str, error: str) -> str:
+# Why a chat cannot search (``chat_unbound``'s ``reason``) → its sentence; "unset" and an older
+# server that gives no reason: not linked yet.
+_UNBOUND = {"home": "unbound_home", "archived": "unbound_archived", "missing": "unbound_missing"}
+
+
+def _user_message(status: int, code: str, error: str, reason: str = "") -> str:
     """The key of the group's sentence. ``error`` (the server's text) only tells a missing route
     from a missing session; it is never shown."""
     if status == 401:
         return "unauthorized"
+    if code == "chat_unbound":
+        return _UNBOUND.get(reason, "unbound")
     if code in _BY_CODE:
         return _BY_CODE[code]
     if status >= 500:
@@ -135,11 +141,11 @@ def _named_option(error: str) -> str:
 def _interpret(endpoint: Endpoint, what: str, response: httpx.Response) -> ApiResult:
     status = response.status_code
     if status >= 400:
-        code, error = _error_body(response)
+        code, error, reason = _error_body(response)
         return _failure(
             endpoint,
             what,
-            _user_message(status, code, error),
+            _user_message(status, code, error, reason),
             code or f"http_{status}",
             f"HTTP {status} {code or '-'}: {error or response.text[:_ERROR_TEXT_MAX]!r}",
             retryable=status >= 500,
@@ -152,9 +158,9 @@ def _interpret(endpoint: Endpoint, what: str, response: httpx.Response) -> ApiRe
     if not isinstance(body, dict):
         return _failure(endpoint, what, "bad_answer", "bad_json", f"HTTP {status} with a non-JSON-object body", False)
     if body.get("success") is False:
-        code, error = _error_body(response)
+        code, error, reason = _error_body(response)
         detail = f"HTTP {status} success=false {code or '-'}: {error!r}"
-        return _failure(endpoint, what, _user_message(400, code, error), code or "failed", detail, False)
+        return _failure(endpoint, what, _user_message(400, code, error, reason), code or "failed", detail, False)
     return ApiResult(data=body)
 
 

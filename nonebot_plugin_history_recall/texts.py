@@ -133,6 +133,9 @@ ZH: dict[str, str] = {
     "not_yours": "⚠️ 这一条不能确认是你说的；别人的发言只有管理员能忘记。",
     "bad_answer": "⚠️ 检索服务返回了看不懂的内容，请联系管理员。",
     "unbound": "📭 本群还没有关联项目，管理员可以用 {move} <项目> 关联。",
+    "unbound_home": "📭 本群没有关联项目（对话在 Home），管理员可以用 {move} <项目> 关联。",
+    "unbound_archived": "📭 本群关联的项目已归档，历史不能检索；管理员可以用 {move} <项目> 关联别的项目。",
+    "unbound_missing": "📭 本群关联的项目已不存在；管理员可以用 {move} <项目> 关联别的项目。",
     "recall_off": "🔕 本群的历史检索已被管理员关闭，管理员可以用 {on} 重新打开。",
     # -- the same failures as an admin sees them: what was tried, why, what to check --
     "admin_unreachable": "连不上检索服务 {url}（{cause}）。请在 Hermes 那台机器上运行 `hermes recall serve`，"

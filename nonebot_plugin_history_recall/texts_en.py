@@ -80,6 +80,11 @@ EN: dict[str, str] = {
     "not_yours": "⚠️ That result cannot be confirmed as your own words; only an admin can forget someone else's.",
     "bad_answer": "⚠️ The recall service sent an answer the bot cannot read; please tell an admin.",
     "unbound": "📭 This group is not linked to a project yet; an admin can link it with {move} <project>.",
+    "unbound_home": "📭 This group is not linked to a project (its conversations are in Home); an admin can "
+                    "link it with {move} <project>.",
+    "unbound_archived": "📭 This group's project is archived, so its history cannot be searched; an admin can "
+                        "link another with {move} <project>.",
+    "unbound_missing": "📭 This group's project no longer exists; an admin can link another with {move} <project>.",
     "recall_off": "🔕 An admin switched recall off in this group; an admin can switch it on with {on}.",
     # -- the same failures as an admin sees them --
     "admin_unreachable": "Cannot reach the recall service at {url} ({cause}). Run `hermes recall serve` on the "

@@ -377,8 +377,9 @@ def _forget(home: Path, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _error_handlers(app: FastAPI, launch_home: Path) -> None:
-    def reply(status: int, message: str, code: str) -> JSONResponse:
-        return JSONResponse({"success": False, "error": message, "code": code}, status_code=status)
+    def reply(status: int, message: str, code: str, reason: str = "") -> JSONResponse:
+        body = {"success": False, "error": message, "code": code} | ({"reason": reason} if reason else {})
+        return JSONResponse(body, status_code=status)
 
     @app.exception_handler(RecallError)
     async def _recall(_: Request, exc: RecallError) -> JSONResponse:
@@ -388,7 +389,7 @@ def _error_handlers(app: FastAPI, launch_home: Path) -> None:
             log.warning("recall API answered %s: %s%s", exc.code, exc, f" ({exc.detail})" if exc.detail else "")
         if exc.code == "unavailable":
             fixed = f"{exc}; ask the operator"
-        return reply(status, fixed or str(exc), exc.code)
+        return reply(status, fixed or str(exc), exc.code, exc.reason)
 
     @app.exception_handler(TimeoutError)
     async def _busy(_: Request, exc: TimeoutError) -> JSONResponse:

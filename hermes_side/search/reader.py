@@ -315,8 +315,8 @@ class ProfileReader:
     def _bound_place(self, smap: ScopeMap, origin: Origin) -> Place:
         check_recall_on(self.home, origin.name)  # an admin's /recall-off closes the chat first
         found, reason = bound_project(origin, smap.bound, smap.projects)
-        if found is None:
-            raise SearchError(refusal(reason), CHAT_UNBOUND)
+        if found is None:  # the reason ("unset", "home", "archived", "missing") lets a chat say which
+            raise SearchError(refusal(reason), CHAT_UNBOUND, reason=reason)
         return Place("explicit", found["id"], found["name"])
 
     # -- the scope's rows ---------------------------------------------------------------------

@@ -349,6 +349,10 @@ async def test_an_archived_project_and_an_unreadable_projects_db_leak_nothing_an
         recall, tools = await _probe(chain, BOUND)
         _assert_nothing_leaked(recall, tools)
         assert api.get("/status")["seal"]["closed"] is True
+        # The group and its agent say the same thing: archived — not "not linked yet", which
+        # would send an admin to /move a group that is linked.
+        assert "已归档" in recall and "还没有关联" not in recall, recall
+        assert "archived" in tools["project_history_search"], tools["project_history_search"]
     finally:
         conn = projects_db.connect(home / "projects.db")
         projects_db.restore_project(conn, alpha)

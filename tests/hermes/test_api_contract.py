@@ -29,6 +29,7 @@ RECORD = os.environ.get("RECORD_RECALL_API") == "1"
 KEY = "contract-test-key-0123456789"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 GROUP, OTHER, HOMELESS, SHARED = "onebotv11:111", "onebotv11:222", "onebotv11:333", "onebotv11:555"
+SHELVED = "onebotv11:666"  # bound to a project the operator archived
 
 # Values that differ from one run to the next (random project ids, clock times, the package
 # version): only their type is compared. Everything else must match exactly.
@@ -60,6 +61,9 @@ EXCHANGES: list[tuple[str, str, str, dict[str, Any] | None, dict[str, str]]] = [
     ("context_not_found", "POST", "/context", {"chat": GROUP, "message_id": 3, "before": 2, "after": 2}, AUTH),
     ("move_chat_home", "POST", "/move", {"chat": HOMELESS, "project": ""}, AUTH),
     ("binding_home", "GET", f"/chats/{HOMELESS}/binding", None, AUTH),
+    # A chat that cannot search says why (``reason``): the bot's sentence follows it.
+    ("search_chat_home", "POST", "/search", {"query": "rollout", "chat": HOMELESS}, AUTH),
+    ("search_chat_archived", "POST", "/search", {"query": "rollout", "chat": SHELVED}, AUTH),
     ("move_unknown_project", "POST", "/move", {"chat": GROUP, "project": "nope"}, AUTH),
     ("move_folder_missing", "POST", "/move", {"chat": GROUP, "project": "gone"}, AUTH),
     ("status", "GET", "/status", None, AUTH),
@@ -107,6 +111,8 @@ def answers(tmp_path_factory) -> dict[str, dict[str, Any]]:
         world.project("Beta", beta)
         world.project("Gone", gone)
         shutil.rmtree(gone)
+        from hermes_side.stores import bindings
+        bindings.set_binding(home, SHELVED, world.project("Shelved", world.folder("shelved"), archived=True))
         (home / "config.yaml").write_text("plugins:\n  enabled: [project-history-recall]\n"
                                           f"terminal:\n  cwd: {world.folder('plain-home')}\n")
         world.session("kubernetes rollout plan: canary first", "agreed, then the fleet", cwd=alpha,

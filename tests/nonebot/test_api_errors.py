@@ -86,6 +86,8 @@ def _endpoint():
     ("recording", "expected"),
     [
         ("search_chat_unbound", "还没有关联项目"),
+        ("search_chat_home", "Home"),  # linked to no project: not "not yet"
+        ("search_chat_archived", "已归档"),  # linked to an archived project: an admin links another
         ("search_query_too_long", "太长"),
         ("search_bad_request", "没看懂"),
         ("unauthorized", "密钥"),

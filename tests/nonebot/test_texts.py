@@ -42,7 +42,8 @@ def every_reply(language: str = "zh") -> dict[str, str]:
     member = recorded("forget_member_dry_run")["body"]
     simple = ("private_chat", "bad_open", "open_gone", "unreachable", "timeout", "unauthorized", "unknown_profile",
               "no_route", "query_too_long", "server_error", "unknown_project", "folder_missing", "no_db",
-              "session_not_found", "bad_request", "refused", "not_yours", "bad_answer", "unbound", "recall_off",
+              "session_not_found", "bad_request", "refused", "not_yours", "bad_answer", "unbound", "unbound_home",
+              "unbound_archived", "unbound_missing", "recall_off",
               "move_usage", "forget_admin_only", "forget_nothing_pending", "forget_cancelled", "forget_usage")
     replies = {key: t(key) for key in simple}
     admin = {code: ApiResult(code=code, url="http://127.0.0.1:8765", cause="refused", timeout=15)
