@@ -18,11 +18,12 @@ from benchmarks.worlds import bridge, friendsqa, locomo, locomo_zh, memorybank
 from benchmarks.worlds.locomo import Corpus, Question
 
 LOCOMO_SETS = ("en", "zh", "zhpool", "zhmix", "xl", "rev", "agent", "agentxl")
-CHAT_SETS = ("friends", "friends_shared", "mbcn", "mben")
+CHAT_SETS = ("friends", "friends_shared", "mbcn", "mben", "mbrev", "mbxl")
 DEV_SETS = ("en", "zh", "zhpool", "zhmix", "xl", "rev", *CHAT_SETS)  # every dev set (the agent worlds: on demand)
 FAMILIES = {"en": "locomo", "xl": "locomo", "zh": "locomo-zh", "zhpool": "locomo-zh", "zhmix": "locomo-zh",
             "rev": "locomo-zh", "agent": "locomo", "agentxl": "locomo", "friends": "friendsqa",
-            "friends_shared": "friendsqa", "mbcn": "memorybank", "mben": "memorybank"}
+            "friends_shared": "friendsqa", "mbcn": "memorybank", "mben": "memorybank", "mbrev": "memorybank",
+            "mbxl": "memorybank"}
 # sets asked in the next conversation's project too (wrong-project quiet): a world whose projects
 # are different people. FriendsQA's seasons are the same six friends, so a question is related there.
 WRONG_SETS = ("en", "zh", "xl", "rev", "mbcn", "mben")
@@ -94,16 +95,21 @@ def _chat(args: argparse.Namespace, sets: set[str]) -> list[World]:
     worlds: list[World] = []
     split = getattr(args, "friendsqa_split", "dev")
     chat_modules = (bridge, friendsqa, memorybank, locomo)
-    for name, lang in (("mbcn", "cn"), ("mben", "en")):
-        if name not in sets:
+    # mbrev / mbxl: the other language's questions over mbcn's / mben's history (questions_over).
+    for name, lang, across in (("mbcn", "cn", "mbrev"), ("mben", "en", "mbxl")):
+        if name not in sets and across not in sets:
             continue
         corpus, reused = cached_corpus((args.cache_dir / name).resolve(),
                                        loader_fingerprint(args.memorybank_dir / lang, memorybank.LABELS,
                                                           worlds=chat_modules),
                                        lambda h, lang=lang: memorybank.load_memorybank(h, args.memorybank_dir, lang))
-        worlds.append(World(name, corpus, [(name, corpus.questions, False)]))
+        other = memorybank.questions_over(corpus, args.memorybank_dir, "en" if lang == "cn" else "cn") \
+            if across in sets else []
+        worlds.append(World(name, corpus, [(name, corpus.questions if name in sets else [], False),
+                                           (across, other, False)]))
         _say(name, reused, f"{corpus.message_count()} messages in {len(corpus.when)} sessions,"
-                           f" {len(corpus.questions)} questions ({len(corpus.dropped_questions)} without a label)")
+                           f" {len(corpus.questions)} questions ({len(corpus.dropped_questions)} without a label),"
+                           f" {len(other)} asked in the other language")
     for name, shared in (("friends", False), ("friends_shared", True)):
         if name not in sets:
             continue

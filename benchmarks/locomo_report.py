@@ -132,6 +132,8 @@ SUITE_TITLES = {
     "friends_shared": "FriendsQA scenes as a QQ group, one shared session (reactive)",
     "mbcn": "MemoryBank, Chinese daily chats (direct chat)",
     "mben": "MemoryBank, English daily chats (direct chat)",
+    "mbrev": "MemoryBank, the Chinese daily chats asked in English",
+    "mbxl": "MemoryBank, the English daily chats asked in Chinese",
 }
 SET_COLUMNS = ("sess@1", "sess@5", "msg@1", "msg@5")  # the per-set table: conversation and evidence
 

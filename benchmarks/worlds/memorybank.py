@@ -135,6 +135,28 @@ def _write_days(corpus: ChatCorpus, db, key: str, name: str, uid: str, days: dic
     return rows, sessions
 
 
+def questions_over(corpus: ChatCorpus, data_dir: Path, lang: str) -> list[Question]:
+    """``corpus``'s questions asked in the other language ``lang``: the data is one chat set
+    translated (same users in the same order, the same days, question by question; the labels'
+    cross-language check, benchmarks/labels/README.md), so each question keeps ``corpus``'s
+    evidence and takes the text of its counterpart — English questions over the Chinese history
+    (``mbrev``) or Chinese ones over the English history (``mbxl``), as LoCoMo's ``rev``/``xl``."""
+    own = "en" if lang == "cn" else "cn"
+    def users(which: str) -> list[tuple[str, list[str]]]:
+        path = Path(data_dir) / which / f"probing_questions_{which}.jsonl"
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return [(name.strip(), asked) for row in rows for name, asked in row.items()]
+    other = dict(zip((n for n, _ in users(own)), (asked for _, asked in users(lang)), strict=True))
+    out = []
+    for q, info in zip(corpus.questions, corpus.info, strict=True):
+        text = other[info["user"]][info["q"]] if info["q"] < len(other[info["user"]]) else None
+        if text:
+            out.append(Question(conv=q.conv, question=text, answer=q.answer, category=q.category,
+                                evidence=q.evidence, evidence_message_ids=q.evidence_message_ids,
+                                evidence_session_ids=q.evidence_session_ids))
+    return out
+
+
 def _question(corpus: ChatCorpus, key: str, name: str, qi: int, text: str, label: dict | None,
               rows: dict[tuple[str, int, str], int], sessions: dict[str, str]) -> None:
     evidence = (label or {}).get("evidence") or []
