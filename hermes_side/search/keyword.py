@@ -44,7 +44,7 @@ from ..stores.hermes_db import plain_cursor
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
 from . import probes
 from .bm25 import Doc, Hit, Matcher, best, doc_terms, idf
-from .query import MAX_TERMS, ParsedQuery, Term, cjk_runs, fold, like_pattern
+from .query import MAX_TERMS, ParsedQuery, Term, bigrams, cjk_runs, fold, like_pattern
 from .settings import RANKING
 
 log = logging.getLogger(__name__)
@@ -109,6 +109,22 @@ class ScopeStats:
     members: frozenset[str] = frozenset()  # the words of the members' names its sender tags show
     spread: Counter = field(default_factory=Counter)  # term → conversations (sessions) holding it
     conversations: int = 0  # sessions sampled
+    cjk_rows: int = 0  # sampled messages holding Chinese (CJK) text
+
+    def holds_cjk(self, word: str) -> bool:
+        """Whether the sampled messages hold every character pair of a CJK ``word`` (its one
+        character, for a one-character word): the word, or all of its parts."""
+        return bool(word) and all(self.df.get(g, 0) > 0 for g in bigrams(word))
+
+    def common_cjk(self, word: str) -> bool:
+        """Whether a CJK ``word`` is common in the scope as a word is (:func:`_drop_common`: in more
+        than ``common_share`` of the messages and ``common_spread`` of the conversations) — a
+        bridge's Chinese reminder on every turn is, and says nothing about any of them."""
+        grams = bigrams(word)
+        if self.size < RANKING.common_min_scope or not grams:
+            return False
+        return all(self.df.get(g, 0) > RANKING.common_share * self.size
+                   and self.spread.get(g, 0) > RANKING.common_spread * max(1, self.conversations) for g in grams)
 
     def share(self, term: Term) -> float:
         return self.df_of(term) / max(1, self.size)
@@ -124,15 +140,18 @@ def _build_stats(conn: sqlite3.Connection, sample: Sequence[int], filters: Filte
     df: Counter = Counter()
     members: set[str] = set()
     held: dict[str, set[str]] = {}
+    cjk_rows = 0
     rows = _rows(conn, sample, Filters(filters.session_ids))
     for _, session, content in rows:
         folded = fold(message_text(content))
-        terms = doc_terms(folded).keys() | {ch for run in cjk_runs(folded) if len(run) > 1 for ch in run}
+        runs = cjk_runs(folded)
+        cjk_rows += bool(runs)
+        terms = doc_terms(folded).keys() | {ch for run in runs if len(run) > 1 for ch in run}
         df.update(terms)  # CJK single characters too
         held.setdefault(session, set()).update(terms)
         members.update(w for name in SENDER.findall(folded) for w in WORD.findall(name))
     spread = Counter(t for terms in held.values() for t in terms)
-    return ScopeStats(len(rows), df, built_for, frozenset(members), spread, len(held))
+    return ScopeStats(len(rows), df, built_for, frozenset(members), spread, len(held), cjk_rows)
 
 
 # The NoneBot bridge's sender tag, ``[user=Nick id=ID]`` (scope/quotes.py), as folded text.
@@ -147,7 +166,7 @@ def scope_members(conn: sqlite3.Connection, rows: ScopeRows, filters: Filters) -
     if not RANKING.member_names or not filters.session_ids or len(rows.ids) < RANKING.common_min_scope:
         return frozenset()  # a smaller scope drops no word as common (_drop_common)
     try:
-        return _scope_stats(conn, rows, filters).members
+        return scope_stats(conn, rows, filters).members
     except sqlite3.DatabaseError:  # no FTS table, or a damaged one: keyword_search says which
         return frozenset()
 
@@ -182,7 +201,8 @@ def _scope_id_set(rows: ScopeRows) -> tuple[frozenset[int], list[tuple[int, int]
         return memo.id_set, memo.spans
 
 
-def _scope_stats(conn: sqlite3.Connection, rows: ScopeRows, filters: Filters) -> ScopeStats:
+def scope_stats(conn: sqlite3.Connection, rows: ScopeRows, filters: Filters) -> ScopeStats:
+    """The scope's statistics (:class:`ScopeStats`), built at the first need and kept in its memo."""
     memo, ids = rows.memo, rows.ids
     with memo.lock:
         stats = memo.stats
@@ -281,7 +301,7 @@ def _scan(conn, rows: ScopeRows, terms: list[Term], filters: Filters, limit: int
         dropped: list[Term] = []
         spread = _doc_spread(docs, filters)
     else:
-        stats = _scope_stats(conn, rows, filters)
+        stats = scope_stats(conn, rows, filters)
         terms, dropped = select_terms(terms, stats.df_of)
         needles = _needles(_rarest(terms, stats.df_of, RANKING.scan_needle_terms))
         docs = _read(conn, window, filters, Matcher(terms), needles)
@@ -328,7 +348,7 @@ class FtsPlan:
 
 def _fts_plan(conn, rows: ScopeRows, terms: list[Term], filters: Filters,
               members: frozenset[str] = frozenset()) -> FtsPlan:
-    stats = _scope_stats(conn, rows, filters)
+    stats = scope_stats(conn, rows, filters)
     searched, dropped = select_terms(terms, stats.df_of)
     share = {t: stats.share(t) for t in searched}
     size = len(rows.ids)
@@ -351,7 +371,7 @@ def planned_common_words(conn: sqlite3.Connection, query: ParsedQuery, filters: 
         if len(rows.ids) > RANKING.scan_scope_max:
             plan = _fts_plan(conn, rows, terms, filters, members)
             return plan.common, plan
-        stats = _scope_stats(conn, rows, filters)
+        stats = scope_stats(conn, rows, filters)
     except sqlite3.DatabaseError:  # no FTS table, or a damaged one: keyword_search says which
         return None
     if len(terms) > RANKING.scan_needle_terms:

@@ -18,13 +18,21 @@ from functools import cached_property
 
 from ..scope.scope_map import ScopeMap
 from .conversations import NamedTime, named_time
-from .keyword import Filters, KeywordResult, ScopeMemo, ScopeRows, keyword_search, scope_members
+from .keyword import Filters, KeywordResult, ScopeMemo, ScopeRows, keyword_search, scope_members, scope_stats
 from .query import ParsedQuery, parse_query
 from .reader import ProfileReader, Scope
 from .relevance import script_of
 from .request import SearchRequest
 from .settings import RANKING
-from .translate import Concept, TranslationUnavailable, english_query, translate, weigh_senses
+from .translate import (
+    Concept,
+    TranslationUnavailable,
+    chinese_query,
+    english_concepts,
+    english_query,
+    translate,
+    weigh_senses,
+)
 
 
 @dataclass(frozen=True)
@@ -125,8 +133,10 @@ def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: 
     holds: the translations are searched in the scope, and a sense the project holds beats one it
     does not (translate.weigh_senses) — searched again without the words only the senses it lacks
     give (缓存: "cache", not "memory"). ``RANKING.translated_list`` off: no translation at all."""
-    if mode == "semantic" or not query.cjk or not RANKING.translated_list:
+    if mode == "semantic" or not RANKING.translated_list:
         return Translation()
+    if not query.cjk:
+        return _reverse(reader, query, filters, rows, members)
     try:
         concepts = translate(query)
     except TranslationUnavailable as exc:
@@ -143,4 +153,26 @@ def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: 
         if senses != concepts:
             concepts = senses
             found = found_by(english_query(query, concepts))
+    return Translation(concepts, found=found)
+
+
+def _reverse(reader: ProfileReader, query: ParsedQuery, filters: Filters, rows: ScopeRows,
+             members: frozenset[str]) -> Translation:
+    """An English query's words as the Chinese words the dictionary gives them that the scope's
+    history holds (translate.english_concepts), searched as a list of their own — in a scope whose
+    sampled messages hold Chinese (``RANKING.reverse_min_cjk``); else nothing, at no cost beyond
+    the scope's statistics."""
+    if not RANKING.reverse_translation or not rows.ids:
+        return Translation()
+    stats = scope_stats(reader.connection(), rows, filters)
+    if stats.cjk_rows < RANKING.reverse_min_cjk * max(1, stats.size):
+        return Translation()
+    try:
+        concepts = english_concepts(query, lambda word: stats.holds_cjk(word) and not stats.common_cjk(word))
+    except TranslationUnavailable as exc:
+        return Translation(detail=str(exc))
+    chinese = chinese_query(query, concepts)
+    if chinese is None:
+        return Translation()
+    found = keyword_search(reader.connection(), chinese, filters, rows, limit=RANKING.candidates, members=members)
     return Translation(concepts, found=found)

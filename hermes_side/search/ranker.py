@@ -228,10 +228,11 @@ def list_weights(kw: list[Hit], tr: list[Hit], sem: list[tuple[int, str]], texts
     concepts = question.translation.concepts
     ids = {h.message_id for h in kw}
     own_weight = keyword_list_weight([d for d in keyword.docs if d.message_id in ids], keyword.weights)
-    return [own_weight,
-            translated_list_weight([texts[h.message_id].text for h in tr if h.message_id in texts],
-                                   [c.english for c in concepts], own, [c.source for c in concepts]),
-            1.0]
+    translated = translated_list_weight([texts[h.message_id].text for h in tr if h.message_id in texts],
+                                        [c.english for c in concepts], own, [c.source for c in concepts])
+    if sem and not question.query.cjk:  # an English question's Chinese words beside the model
+        translated *= RANKING.reverse_beside_semantic
+    return [own_weight, translated, 1.0]
 
 
 def answered(reader: ProfileReader, hits: list[RankedHit], texts: dict[int, Message],
@@ -343,7 +344,9 @@ def scope_coverage(reader: ProfileReader, question: Question, keyword: KeywordRe
     tiny = question.small
     found = None if tiny else scope_terms(keyword)
     if concepts and tr:
-        names = scope_terms(keyword, names=True)
+        # The people a question names: a Chinese question's Latin words; an English question's
+        # names written with a capital (its other words are the ones translated), none: all held.
+        names = scope_terms(keyword, names=True) if question.query.cjk else _names_held(question, keyword)
         if tiny:
             return names
         missing = [h.message_id for h in tr if h.message_id not in texts]
@@ -351,6 +354,16 @@ def scope_coverage(reader: ProfileReader, question: Question, keyword: KeywordRe
         joined = "\n".join(known[h.message_id].text for h in tr if h.message_id in known)
         found = max(found, translated_coverage(joined, [c.english for c in concepts]) * names)
     return found
+
+
+def _names_held(question: Question, keyword: KeywordResult) -> float:
+    """Share of the names an English question gives that the Chinese history holds as typed — a
+    person's name stays Latin in Chinese text ("Melanie：…") — of those the dictionary does not
+    translate: a name it does ("New York" 纽约, "Console" 游戏机) is a place or a thing, which
+    says nothing about whose project this is; 1.0 when none is left."""
+    translated = {w for c in question.translation.concepts for w in c.source.split()}
+    rest = [n for n in question.query.names if n not in translated]
+    return (scope_names(keyword, rest) or 0.0) if rest else 1.0
 
 
 def _in_time_range(reader: ProfileReader, hits: list[tuple[int, str]], bounds: Filters) -> list[tuple[int, str]]:

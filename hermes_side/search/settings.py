@@ -80,6 +80,15 @@ class Ranking:
     # / 35 lost, keyword 1 / 49 (ablate.py; benchmarks/README.md, "zhmix diagnosed"); xl (English
     # history) is unchanged by construction, every other suite within ±1 question.
     translated_adds: bool = True
+    # An English query's words searched as their Chinese dictionary words too, in a scope whose
+    # history holds Chinese (translate.english_concepts): the same list, the other way. Only the
+    # Chinese words the scope holds are searched; ``reverse_min_cjk``: the share of the scope's
+    # sampled messages with Chinese text under which an English question is not translated.
+    reverse_translation: bool = True
+    reverse_min_cjk: float = 0.05
+    # What that list counts beside the semantic list (hybrid), which reads an English question
+    # against Chinese turns by meaning already.
+    reverse_beside_semantic: float = 0.0
 
     # ---- lists: semantic (semantic.py) --------------------------------------------------------
     # The latent terms of a query cost a second model pass as long as the query: a query of more

