@@ -26,7 +26,7 @@ FAMILIES = {"en": "locomo", "xl": "locomo", "zh": "locomo-zh", "zhpool": "locomo
             "mbxl": "memorybank"}
 # sets asked in the next conversation's project too (wrong-project quiet): a world whose projects
 # are different people. FriendsQA's seasons are the same six friends, so a question is related there.
-WRONG_SETS = ("en", "zh", "xl", "rev", "mbcn", "mben")
+WRONG_SETS = ("en", "zh", "xl", "rev", "mbcn", "mben", "mbrev", "mbxl")
 
 
 @dataclass

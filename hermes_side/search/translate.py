@@ -407,9 +407,11 @@ def _lookup(word: str, table: Mapping[str, str]) -> str | None:
 
 def english_concepts(pq: ParsedQuery, held: Callable[[str], bool]) -> tuple[Concept, ...]:
     """An English query's words as the Chinese words the dictionary gives them that ``held`` says
-    the scope's history holds — a two-word phrase ("science fiction" → 科幻) before its words;
-    words with none are left out (names, mostly). Each :class:`Concept`'s ``source`` is the English
-    word and ``english`` its Chinese words (the field names the other direction's). Raises
+    the scope's history holds — a two-word phrase ("science fiction" → 科幻) before its words.
+    Each :class:`Concept`'s ``source`` is the English word and ``english`` its Chinese words (the
+    field names the other direction's); a word the dictionary knows whose Chinese words the history
+    lacks is a concept without any — part of the question the project does not hold, so its
+    coverage counts it missing; a word it does not know (a name, mostly) is left out. Raises
     :class:`TranslationUnavailable`."""
     if pq.cjk or not pq.words or pq.term_count > MAX_TERMS:
         return ()
@@ -422,8 +424,7 @@ def english_concepts(pq: ParsedQuery, held: Callable[[str], bool]) -> tuple[Conc
                 continue
             chinese = tuple(w for w in found.split() if held(w))[:REVERSE_PER_WORD]
             if chinese or size == 1:
-                if chinese:
-                    out.append(Concept(phrase, chinese, tuple((w,) for w in chinese)))
+                out.append(Concept(phrase, chinese, tuple((w,) for w in chinese)))
                 i += size
                 break
         else:

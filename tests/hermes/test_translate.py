@@ -94,7 +94,10 @@ def test_english_query_words_become_the_chinese_words_the_history_holds():
     assert concepts["science fiction"] == ("科幻",)  # the phrase, before its words
     assert concepts["movies"] == ("电影",) and concepts["painters"] == ("画家",)  # uninflected: movie, painter
     assert concepts["recommend"] == ("推荐",) and concepts["library"] == ("图书馆",)
-    assert translate.english_concepts(parse_query("kubernetes rollout"), held) == ()  # nothing the history holds
+    # a word the dictionary knows but the history does not hold in Chinese: part of the question
+    # the project lacks (coverage counts it); a word it does not know is no concept
+    assert [(c.source, c.english) for c in translate.english_concepts(parse_query("kubernetes teacup"), held)] \
+        == [("teacup", ())]
     assert translate.english_concepts(parse_query("科幻电影"), held) == ()  # a Chinese query goes the other way
 
 
