@@ -49,6 +49,9 @@ class Relevance:
                        score=score)
 
 
+LEVELS = ("high", "medium", "low")
+
+
 def level_of(score: float, medium: float) -> str:
     return "high" if score >= RANKING.high else "medium" if score >= medium else "low"
 
@@ -299,7 +302,10 @@ def judge(question: Asked, candidate: Candidate, evidence: Evidence = Evidence()
     folded = fold(text)  # once for both word shares
     words = max(_word_share(folded, _folded(tuple(question.words))),
                 _translated_share(folded, concepts, question.translation.weak))
-    score = max(meaning, words, RANKING.min_shown if candidate.keyword_hit else 0.0)
+    floor = RANKING.min_shown if candidate.keyword_hit else 0.0
+    if concepts and query_script == "latin" and script == "cjk":
+        return _across(meaning, words, floor, coverage, evidence.names)
+    score = max(meaning, words, floor)
     if score <= 0.0:
         return None
     medium = RANKING.medium_unscaled
@@ -319,3 +325,21 @@ def judge(question: Asked, candidate: Candidate, evidence: Evidence = Evidence()
         # (LoCoMo dev: benchmarks/README.md, "Issue 26, fourth round").
         score = RANKING.min_shown
     return Relevance(level_of(score, medium), score, medium)
+
+
+def _across(meaning: float, words: float, floor: float, coverage: float | None,
+            names: float | None) -> Relevance | None:
+    """A Chinese row of an English question the dictionary translated: two kinds of evidence, the
+    surer one stands. By meaning as without the dictionary — the people the question names decide
+    where words cannot (``judge``'s last branch); by the dictionary's words, capped by how much of
+    the question the project holds (``coverage``: a word whose Chinese the project lacks is
+    missing). So the words can lift a row the model scored weak, never pull one it found down."""
+    by_meaning = RANKING.min_shown if names == 0.0 and meaning > 0 else meaning
+    by_words = words * min(1.0, max(0.0, coverage)) if coverage is not None and words > 0 else words
+    if max(by_meaning, by_words, floor) <= 0.0:
+        return None
+    judged = [Relevance(level_of(max(by_meaning, floor), RANKING.medium_unscaled), max(by_meaning, floor),
+                        RANKING.medium_unscaled),
+              Relevance(level_of(max(by_words, floor), RANKING.medium_cross_script), max(by_words, floor),
+                        RANKING.medium_cross_script)]
+    return min(judged, key=lambda r: (LEVELS.index(r.level), -r.score))
