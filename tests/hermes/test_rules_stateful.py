@@ -51,6 +51,7 @@ except ImportError:  # pragma: no cover
 KEY = "stateful-rules-key-0123456789"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 G111, G444 = "onebotv11:111", "onebotv11:444"
+PLAN = "计划"  # Chinese on every turn: the English question "… plan" is searched by it too
 MEMBERS = ("10002", "10003", "10004")
 NICKS = {"10002": "Ann", "10003": "Bob", "10004": "Cy"}
 SHARED = "hermes-onebotv11+group+444"
@@ -153,11 +154,13 @@ class RecallRules(RuleBasedStateMachine):
         """A turn of ``member``: plain, quoting an earlier turn (``(引用: …)``, a ``<recent_messages>``
         line), or in group 111 the very words another member said (``repeat``)."""
         own = self.token()
-        words, repeated = f"{own} is the plan", False
+        # "计划" on every turn: an English question ("… plan") is then also searched by its Chinese
+        # words (search/question.py, _reverse), a list that reaches every turn of the scope that says it.
+        words, repeated = f"{own} is the plan {PLAN}", False
         earlier = [s for s in self.model.said if s.chat == chat and s.role == "user"]
         if quote != "none" and earlier and data is not None:
             quoted = data.draw(st.sampled_from(earlier), label="quoted")
-            line = f"{quoted.token} is the plan"  # the member's own words, as the bridge quotes them
+            line = f"{quoted.token} is the plan {PLAN}"  # the member's own words, as the bridge quotes them
             if quote == "repeat" and chat == G111:
                 own, words, repeated = quoted.token, line, True
             elif quote == "reply":
