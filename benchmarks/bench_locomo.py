@@ -18,7 +18,9 @@ Suites (benchmarks/README.md has the details):
 - ``friends`` / ``friends_shared``: FriendsQA scenes as a QQ group through the NoneBot bridge, per-member
   sessions / one shared session (``worlds/friendsqa.py``; issue 36);
 - ``mbcn`` / ``mben``: MemoryBank's daily chats as a direct chat, Chinese / English (``worlds/memorybank.py``);
-- ``wrong``: every question of en, zh, xl, rev, mbcn, mben asked in a *different* conversation's (or
+  ``mbrev`` / ``mbxl``: their questions asked in the other language (English over the Chinese history,
+  Chinese over the English);
+- ``wrong``: every question of en, zh, xl, rev, mbcn, mben, mbrev, mbxl asked in a *different* conversation's (or
   user's) project; the share that comes back empty or all-low should be ≥ 0.80.
 
 Every set scores conversation hit@1/@3/@5 (``sess@k``: a shown row's session is one of the question's

@@ -1,6 +1,7 @@
 """The dev sets' Hermes homes, each built once and cached (``locomo_homes``), and the question sets
 asked in each: LoCoMo (``en``, ``xl``, ``zh``, ``rev``, ``zhpool``, ``zhmix``, ``agent``,
-``agentxl``), FriendsQA (``friends``, ``friends_shared``) and MemoryBank (``mbcn``, ``mben``).
+``agentxl``), FriendsQA (``friends``, ``friends_shared``) and MemoryBank (``mbcn``, ``mben``, and their
+questions in the other language, ``mbrev``, ``mbxl``).
 
 A world is one home; a set is a list of questions asked in it. ``FAMILIES`` names the data each set
 comes from: two sets of one family share their conversations, so a change that moves both has
