@@ -34,6 +34,7 @@ import os
 import re
 import struct
 import threading
+import time
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -324,14 +325,30 @@ def _cached(source: Path, kind: str, build: Callable[[], Lexicon]) -> Lexicon:
     except (OSError, ValueError) as exc:  # unreadable or damaged: parse again and replace it
         log.info("dictionary cache %s not used (%s); reading CC-CEDICT again", cache, exc)
     lexicon = build()
+    tmp = cache.with_suffix(f".{os.getpid()}.tmp")
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+        _sweep(cache.parent)
         tmp.write_bytes(lexicon.to_bytes())
         os.replace(tmp, cache)  # readers see the whole file or none
-    except OSError as exc:  # a read-only home: every process parses, as before
+    except OSError as exc:  # a read-only home or a full disk: every process parses, as before
         log.info("dictionary cache %s not written (%s)", cache, exc)
+        tmp.unlink(missing_ok=True)  # a half-written copy helps no one and fills the disk further
     return lexicon
+
+
+STALE_TMP = 3600  # seconds: a copy still being written after an hour was left by a killed process
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the half-written copies killed processes left (11 MB each), never one being written."""
+    now = time.time()
+    for tmp in folder.glob("cedict-*.tmp"):
+        try:
+            if now - tmp.stat().st_mtime > STALE_TMP:
+                tmp.unlink()
+        except OSError:
+            continue  # another process removed it, or it is not ours to remove
 
 
 # -- English words as Chinese: an English question over Chinese history ---------------------

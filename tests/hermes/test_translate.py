@@ -282,6 +282,38 @@ def test_a_damaged_cache_is_read_again_from_the_dictionary_and_replaced(tmp_path
     assert translate.Lexicon.from_bytes(cached.read_bytes())["研究"]  # replaced by a whole one
 
 
+def test_copies_killed_processes_left_are_swept_and_a_failed_write_leaves_none(tmp_path, monkeypatch, small_cedict):
+    import os
+    import time
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = tmp_path / "project-history-recall"
+    folder.mkdir()
+    dead, live = folder / "cedict-1-2.111.tmp", folder / "cedict-1-2.222.tmp"
+    dead.write_bytes(b"x" * 100)
+    live.write_bytes(b"x" * 100)
+    an_hour_ago = time.time() - translate.STALE_TMP - 60
+    os.utime(dead, (an_hour_ago, an_hour_ago))
+    monkeypatch.setattr(translate, "_glossary", None)
+    translate.dictionary()
+    assert not dead.exists() and live.exists()  # another process may still be writing the young one
+
+    for cached in folder.glob("cedict-*.lexicon"):
+        cached.unlink()
+    real = Path.write_bytes
+
+    def full_disk(self, data):
+        if self.suffix == ".tmp":
+            real(self, data[:10])
+            raise OSError(28, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    monkeypatch.setattr(translate, "_glossary", None)
+    assert translate.dictionary()["研究"]  # parsed, used, not cached
+    assert sorted(p.name for p in folder.iterdir()) == [live.name]
+
+
 def test_a_lexicon_survives_its_file_form():
     lexicon = translate.Lexicon({"研究": "research study", "部署": "deploy", "a": "b"})
     back = translate.Lexicon.from_bytes(lexicon.to_bytes())
