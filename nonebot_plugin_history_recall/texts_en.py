@@ -144,8 +144,8 @@ EN: dict[str, str] = {
     "isolation_closed": "Isolation: ✅ the agent in a group searches only the group's project and reads no other chat",
     "isolation_open": "Isolation: ⚠️ not complete ({doors}); run `hermes recall status` on the Hermes machine "
                       "for details",
-    "translation_off": "Chinese words in English history: ⚠️ off; run `hermes recall status` on the Hermes machine "
-                       "for why",
+    "translation_off": "Chinese and English words across languages: ⚠️ off; run `hermes recall status` on the "
+                       "Hermes machine for why",
     "state_ready": "ready", "state_partial": "partly indexed", "state_indexing": "indexing",
     "state_consent_required": "waiting for consent", "state_disabled": "off", "state_unavailable": "unavailable",
     "state_not_indexed": "not indexed yet", "state_unknown": "unknown",

@@ -318,7 +318,7 @@ def render_status(status: dict[str, Any], endpoint: str | None = None, steps: li
         lines.append(f"  {sem['detail']}")
     tr = status.get("translation")
     if isinstance(tr, dict) and tr.get("status") != "ready":
-        lines.append(f"Chinese words in English history: off ({tr.get('detail') or tr.get('status')})")
+        lines.append(f"Chinese and English words across languages: off ({tr.get('detail') or tr.get('status')})")
     seal = status.get("seal")  # every tool a chat's agent could use to reach another chat
     if isinstance(seal, dict):
         lines.append(render_seal(seal))

