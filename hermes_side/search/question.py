@@ -135,17 +135,17 @@ def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: 
     give (缓存: "cache", not "memory"). ``RANKING.translated_list`` off: no translation at all."""
     if mode == "semantic" or not RANKING.translated_list:
         return Translation()
+
+    def found_by(translated: ParsedQuery | None) -> KeywordResult | None:
+        return None if translated is None else keyword_search(reader.connection(), translated, filters, rows,
+                                                              limit=RANKING.candidates, members=members)
+
     if not query.cjk:
-        return _reverse(reader, query, filters, rows, members)
+        return _reverse(reader, query, filters, rows, found_by)
     try:
         concepts = translate(query)
     except TranslationUnavailable as exc:
         return Translation(detail=str(exc))
-
-    def found_by(english: ParsedQuery | None) -> KeywordResult | None:
-        return None if english is None else keyword_search(reader.connection(), english, filters, rows,
-                                                           limit=RANKING.candidates, members=members)
-
     found = found_by(english_query(query, concepts))
     if found is not None and found.hits and RANKING.weigh_senses:
         texts = reader.messages([h.message_id for h in found.hits])
@@ -157,11 +157,11 @@ def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: 
 
 
 def _reverse(reader: ProfileReader, query: ParsedQuery, filters: Filters, rows: ScopeRows,
-             members: frozenset[str]) -> Translation:
+             found_by: Callable[[ParsedQuery | None], KeywordResult | None]) -> Translation:
     """An English query's words as the Chinese words the dictionary gives them that the scope's
-    history holds (translate.english_concepts), searched as a list of their own — in a scope whose
-    sampled messages hold Chinese (``RANKING.reverse_min_cjk``); else nothing, at no cost beyond
-    the scope's statistics."""
+    history holds (translate.english_concepts), searched as a list of their own (``found_by``, as
+    the other direction's) — in a scope whose sampled messages hold Chinese
+    (``RANKING.reverse_min_cjk``); else nothing, at no cost beyond the scope's statistics."""
     if not RANKING.reverse_translation or not rows.ids:
         return Translation()
     stats = scope_stats(reader.connection(), rows, filters)
@@ -171,8 +171,5 @@ def _reverse(reader: ProfileReader, query: ParsedQuery, filters: Filters, rows: 
         concepts = english_concepts(query, lambda word: stats.holds_cjk(word) and not stats.common_cjk(word))
     except TranslationUnavailable as exc:
         return Translation(detail=str(exc))
-    chinese = chinese_query(query, concepts)
-    if chinese is None:
-        return Translation()
-    found = keyword_search(reader.connection(), chinese, filters, rows, limit=RANKING.candidates, members=members)
-    return Translation(concepts, found=found)
+    found = found_by(chinese_query(query, concepts))
+    return Translation(concepts, found=found) if found is not None else Translation()

@@ -27,6 +27,7 @@ from typing import NamedTuple, Protocol
 
 from .bm25 import Doc
 from .query import CJK_CHAR, Term, fold
+from .results import LEVELS
 from .settings import RANKING
 
 # Every threshold and weight is ``RANKING`` (settings.py, "relevance"), read at call time.
@@ -47,9 +48,6 @@ class Relevance:
         """The same judgement at another score (results.in_order), labelled by the same thresholds."""
         return replace(self, level=level_of(score, RANKING.medium if self.medium is None else self.medium),
                        score=score)
-
-
-LEVELS = ("high", "medium", "low")
 
 
 def level_of(score: float, medium: float) -> str:
