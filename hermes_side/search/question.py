@@ -11,6 +11,7 @@ the translations' keyword searches run beside the model instead of before it.
 
 from __future__ import annotations
 
+import sqlite3
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -164,7 +165,10 @@ def _reverse(reader: ProfileReader, query: ParsedQuery, filters: Filters, rows: 
     (``RANKING.reverse_min_cjk``); else nothing, at no cost beyond the scope's statistics."""
     if not RANKING.reverse_translation or not rows.ids:
         return Translation()
-    stats = scope_stats(reader.connection(), rows, filters)
+    try:
+        stats = scope_stats(reader.connection(), rows, filters)
+    except sqlite3.DatabaseError:  # as scope_members: the keyword side says what is damaged
+        return Translation()
     if stats.cjk_rows < RANKING.reverse_min_cjk * max(1, stats.size):
         return Translation()
     try:
