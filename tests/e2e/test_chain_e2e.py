@@ -200,6 +200,23 @@ async def test_bound_group_sees_only_its_project_and_unbound_is_refused(chain):
     assert json.loads(refused)["code"] == "chat_unbound" and ALPHA_WORD not in refused
 
 
+async def test_an_english_question_finds_the_groups_chinese_conversation_and_no_other_chats(chain):
+    """A bilingual group: its history in Chinese, the question in English. The dictionary's Chinese
+    words for it (search/question.py, _reverse) find the group's conversation through its agent's
+    tool and /recall; the other group's turn about a film of its own stays out."""
+    other_code = "otter-6620"
+    # said by another member: the asker's own conversation is not searched, it is in the prompt
+    await _turn(chain, BOUND, "周末我们一起看了科幻电影《流浪地球》，特效很震撼", user_id=MEMBER + 1)
+    await _turn(chain, OTHER, f"我们也看了一部科幻电影，门禁密码是 {other_code}")
+    question = "which science fiction movie did we watch?"
+    await _turn(chain, BOUND, f'TOOL:project_history_search {{"query": "{question}", "mode": "keyword"}}')
+    found = _results(chain, "project_history_search")[-1]
+    assert "流浪地球" in found and other_code not in found and HOME_SECRET not in found, found
+
+    reply = await _ask(chain, BOUND, f"/recall {question} --mode keyword")
+    assert "流浪地球" in reply and other_code not in reply, reply
+
+
 async def test_a_day_named_brings_that_days_conversation_of_the_groups_project_only(chain):
     """Asked by the day alone — no word of it in the history — the group and its agent get the
     conversation its project held then (ranker.held_then), and nothing another chat or the operator
