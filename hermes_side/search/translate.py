@@ -66,7 +66,8 @@ _GLOSS_STOP = frozenset(("sb", "sth", "etc", "pr", "lit", "fig", "esp", "oneself
 
 @dataclass(frozen=True)
 class Concept:
-    """One Chinese word of a query and the English words it stands for.
+    """One Chinese word of a query and the English words it stands for — or, for an English
+    question over Chinese history (:func:`english_concepts`), one English word and its Chinese words.
 
     ``phrases``: the dictionary's alternatives for it, each as its content words ("cache",
     "buffer memory"); ``weak``: words that stand for it only through an alternative the project's
@@ -412,7 +413,9 @@ _INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("
 
 
 def _lookup(word: str, table: Mapping[str, str]) -> str | None:
-    """``word``'s Chinese words, or its uninflected form's ("painters" → "painter")."""
+    """``word``'s Chinese words, or its uninflected form's ("painters" → "painter"). Not
+    ``query.stem``: that cuts to a shared prefix for matching ("painters" → "paint"), and a
+    dictionary is looked up by the word itself ("paint" is 涂料 or 作画, not 画家)."""
     if (found := table.get(word)) is not None:
         return found
     for suffix, stem in _INFLECTIONS:
