@@ -20,5 +20,6 @@ class RecallError(Exception):
             self.code = code
         self.detail = detail
         # Which case of ``code`` it is, a word safe to show (``chat_unbound``: "unset", "home",
-        # "archived", "missing"): the recall API answers it, so a chat says its own sentence.
+        # "archived", "missing"; ``unavailable``: the file's problem, stores/faults.py): the recall
+        # API answers it, so a chat says its own sentence.
         self.reason = reason

@@ -20,6 +20,7 @@ from nonebot import logger
 
 from .config import current_texts
 from .routing import Endpoint
+from .texts import Texts
 
 LOG_PREFIX = "[history-recall]"
 _ERROR_TEXT_MAX = 140
@@ -41,6 +42,9 @@ class ApiResult:
     """Why, in a word an admin's text can use: ``refused``, ``dns``, ``bad_url``, ``other``,
     ``HTTP 500``; and for a refused request the option the server named (``after``/``before``)."""
     timeout: float = 0
+    file: str = ""
+    """For ``unavailable``: the file on the Hermes machine that cannot be used (a name, never a path);
+    ``cause`` is then its problem (``damaged``, ``full``, … docs/recall-api.md)."""
 
     @property
     def ok(self) -> bool:
@@ -70,23 +74,26 @@ _EXPECTED_CODES = frozenset(
 
 
 def _failure(endpoint: Endpoint, what: str, key: str, code: str, detail: str, retryable: bool,
-             cause: str = "") -> ApiResult:
+             cause: str = "", file: str = "") -> ApiResult:
     level = "INFO" if code in _EXPECTED_CODES else "WARNING"
     logger.log(level, f"{LOG_PREFIX} {what} via {endpoint.label} ({endpoint.url}) failed: {detail}")
-    return ApiResult(error=current_texts()(key), code=code, retryable=retryable, url=endpoint.url, cause=cause,
-                     timeout=endpoint.timeout)
+    t = current_texts()
+    error = t(key, **t.file_fault(file, cause)) if key == "store_fault" else t(key)
+    return ApiResult(error=error, code=code, retryable=retryable, url=endpoint.url, cause=cause,
+                     timeout=endpoint.timeout, file=file)
 
 
-def _error_body(response: httpx.Response) -> tuple[str, str, str]:
-    """``(code, error sentence, reason)`` of an error answer; empty strings when the body has none."""
+def _error_body(response: httpx.Response) -> tuple[str, str, str, str]:
+    """``(code, error sentence, reason, file)`` of an error answer; empty strings when the body has none."""
     try:
         body = response.json()
     except ValueError:
-        return "", "", ""
+        return "", "", "", ""
     if not isinstance(body, dict):
-        return "", "", ""
-    code, error, reason = (body.get(k) if isinstance(body.get(k), str) else "" for k in ("code", "error", "reason"))
-    return code, error.strip().splitlines()[0][:_ERROR_TEXT_MAX] if error.strip() else "", reason
+        return "", "", "", ""
+    code, error, reason, file = (body.get(k) if isinstance(body.get(k), str) else ""
+                                 for k in ("code", "error", "reason", "file"))
+    return code, error.strip().splitlines()[0][:_ERROR_TEXT_MAX] if error.strip() else "", reason, file
 
 
 # Our own sentence (a key of texts.ZH) per stable error code of docs/recall-api.md.
@@ -100,7 +107,7 @@ _BY_CODE = {
     "folder_missing": "folder_missing",
     "no_db": "no_db",
     "bad_request": "bad_request",
-    "unavailable": "server_error",
+    "unavailable": "store_fault",  # a file on the Hermes machine: the operator must act ("busy": try again)
     "internal": "server_error",
     "chat_unbound": "unbound",
     "recall_off": "recall_off",
@@ -119,6 +126,8 @@ def _user_message(status: int, code: str, error: str, reason: str = "") -> str:
         return "unauthorized"
     if code == "chat_unbound":
         return _UNBOUND.get(reason, "unbound")
+    if code == "unavailable" and reason == "busy":
+        return "store_busy"
     if code in _BY_CODE:
         return _BY_CODE[code]
     if status >= 500:
@@ -141,7 +150,12 @@ def _named_option(error: str) -> str:
 def _interpret(endpoint: Endpoint, what: str, response: httpx.Response) -> ApiResult:
     status = response.status_code
     if status >= 400:
-        code, error, reason = _error_body(response)
+        code, error, reason, file = _error_body(response)
+        cause = f"HTTP {status}"
+        if code == "bad_request":
+            cause = _named_option(error)
+        elif code == "unavailable":
+            cause = reason  # the file's problem; an older server gives none ("cannot be read")
         return _failure(
             endpoint,
             what,
@@ -149,7 +163,8 @@ def _interpret(endpoint: Endpoint, what: str, response: httpx.Response) -> ApiRe
             code or f"http_{status}",
             f"HTTP {status} {code or '-'}: {error or response.text[:_ERROR_TEXT_MAX]!r}",
             retryable=status >= 500,
-            cause=_named_option(error) if code == "bad_request" else f"HTTP {status}",
+            cause=cause,
+            file=file if code == "unavailable" else "",
         )
     try:
         body = response.json()
@@ -158,7 +173,7 @@ def _interpret(endpoint: Endpoint, what: str, response: httpx.Response) -> ApiRe
     if not isinstance(body, dict):
         return _failure(endpoint, what, "bad_answer", "bad_json", f"HTTP {status} with a non-JSON-object body", False)
     if body.get("success") is False:
-        code, error, reason = _error_body(response)
+        code, error, reason, _ = _error_body(response)
         detail = f"HTTP {status} success=false {code or '-'}: {error!r}"
         return _failure(endpoint, what, _user_message(400, code, error, reason), code or "failed", detail, False)
     return ApiResult(data=body)
@@ -201,12 +216,13 @@ async def _call(endpoint: Endpoint, method: str, path: str, body: dict[str, Any]
 # and what to check (texts "admin_*"). Other codes are about the request, not the setup: as members.
 _ADMIN_KEYS = {"unreachable": "admin_unreachable", "timeout": "admin_timeout", "unauthorized": "admin_unauthorized",
                "http_401": "admin_unauthorized", "unknown_profile": "admin_unknown_profile",
-               "bad_json": "admin_bad_answer", "internal": "admin_server_error", "unavailable": "admin_server_error"}
+               "bad_json": "admin_bad_answer", "internal": "admin_server_error", "unavailable": "admin_store_fault"}
 
 
-def admin_error(result: ApiResult) -> str:
-    """The failure as a bot admin needs it: what was tried, why, and what to check."""
-    t = current_texts()
+def admin_error(result: ApiResult, t: Texts | None = None) -> str:
+    """The failure as a bot admin needs it: what was tried, why, and what to check (in ``t``'s
+    language; the deployment's by default)."""
+    t = t or current_texts()
     key = _ADMIN_KEYS.get(result.code)
     if key is None and result.error == t("no_route"):
         key = "admin_no_route"
@@ -214,6 +230,10 @@ def admin_error(result: ApiResult) -> str:
         key = "admin_server_error"
     if key is None:
         return result.error
+    if key == "admin_store_fault":
+        if result.cause == "busy":
+            return result.error  # locked for a moment: the same call works again
+        return t(key, url=result.url, **t.file_fault(result.file, result.cause))
     cause = t(f"cause_{result.cause}") if f"cause_{result.cause}" in t.table else result.cause
     return t(key, url=result.url, cause=cause, seconds=f"{result.timeout:g}")
 

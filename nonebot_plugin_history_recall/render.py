@@ -241,8 +241,19 @@ def render_status(
     translation = status_data.get("translation")
     if isinstance(translation, Mapping) and translation.get("status") != "ready":
         lines.append(t("translation_off"))
+    lines += [t("status_store", **t.file_fault(file, problem)) for file, problem in _store_faults(status_data)]
     lines.append(_isolation_line(status_data.get("seal"), t))
     return "\n".join(lines)
+
+
+def _store_faults(status: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(file, problem)`` of every file the API says searches cannot use until it is fixed; an older
+    server names an unreadable projects.db only in ``projects_unavailable``."""
+    faults = [(str(s.get("file") or ""), str(s.get("problem") or ""))
+              for s in status.get("stores") or [] if isinstance(s, Mapping)]
+    if status.get("projects_unavailable") and "projects.db" not in {file for file, _ in faults}:
+        faults.append(("projects.db", ""))
+    return faults
 
 
 _ROLES = {"user": "role_user", "assistant": "role_agent", "past_user": "role_user", "past_assistant": "role_agent"}

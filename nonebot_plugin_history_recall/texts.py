@@ -123,6 +123,13 @@ ZH: dict[str, str] = {
     "no_route": "⚠️ 检索服务的地址配置有误，请联系管理员。",
     "query_too_long": "⚠️ 问题太长了，精简一下再试。",
     "server_error": "⚠️ 检索服务出错了，请稍后再试。",
+    # A file on the Hermes machine cannot be used: searches stop (never "nothing found") until it is fixed.
+    "store_fault": "⚠️ 暂时不能检索：Hermes 那台机器上的{file}{problem}，要等运维修好，请告诉管理员。",
+    "store_busy": "⚠️ 历史数据正被另一个程序占用，请稍后再试。",
+    "a_data_file": "一个数据文件", "named_file": "数据文件 {file} ",
+    "problem_damaged": "已损坏", "problem_missing": "不见了", "problem_empty": "是空的",
+    "problem_behind": "是旧的副本", "problem_full": "所在的磁盘满了", "problem_read_only": "所在的文件夹是只读的",
+    "problem_unreadable": "读不了",
     "unknown_project": "⚠️ 没有这个项目。发送 {move} 查看可以关联的项目。",
     "unknown_project_named": "⚠️ 没有叫「{project}」的项目。发送 {move} 查看可以关联的项目。",
     "folder_missing": "⚠️ 这个项目的文件夹在 Hermes 那台机器上不见了，请联系运维。",
@@ -148,6 +155,8 @@ ZH: dict[str, str] = {
                              "并确认那个 profile 启用了插件、.env 里有 RECALL_API_KEY。",
     "admin_no_route": "{url} 不是检索服务的地址（404）：HISTORY_RECALL_API_URL 要指向 `hermes recall serve`。",
     "admin_server_error": "检索服务 {url} 出错了（{cause}）：详情在 `hermes recall serve` 的终端和 recall-api.log 里。",
+    "admin_store_fault": "检索服务 {url} 暂停检索：Hermes 那台机器上的{file}{problem}。请在那台机器上运行 "
+                         "`hermes recall status`，Next: 下面写着怎么修。",
     "admin_bad_answer": "{url} 的应答不是检索服务的格式：HISTORY_RECALL_API_URL 可能指向了别的服务。",
     "cause_refused": "连接被拒绝，那个端口上没有服务在监听",
     "cause_dns": "找不到这个主机名",
@@ -186,6 +195,7 @@ ZH: dict[str, str] = {
     "isolation_not_reported": "隔离：⚠️ 检索服务没有报告",
     "isolation_closed": "隔离：✅ 群里的助手只能检索本群的项目，读不到别的聊天",
     "isolation_open": "隔离：⚠️ 未完全隔离（{doors}），详情请在 Hermes 那台机器上运行 `hermes recall status`",
+    "status_store": "存储：❌ {file}{problem}，检索暂停；修复办法请在 Hermes 那台机器上运行 `hermes recall status`",
     "translation_off": "中英文互查记录：⚠️ 未启用，原因请在 Hermes 那台机器上运行 `hermes recall status`",
     "state_ready": "已就绪", "state_partial": "部分已建索引", "state_indexing": "正在建立索引",
     "state_consent_required": "等待授权", "state_disabled": "未开启", "state_unavailable": "不可用",
@@ -239,6 +249,14 @@ class Texts:
         """A stable API value in words (``state_ready``); an unknown one (a newer server) as given."""
         key = f"{prefix}_{value}"
         return self.table[key] if key in self.table else str(value or self.table["state_unknown"])
+
+    def file_fault(self, file: str, problem: str) -> dict[str, str]:
+        """``file`` and ``problem`` of a sentence about a file on the Hermes machine that cannot be
+        used: "the data file projects.db" (or "a data file" when the server could not name it) and
+        its problem (``damaged``) in words; one a newer server adds reads "cannot be read"."""
+        key = f"problem_{problem}"
+        return {"file": self("named_file", file=file) if file else self("a_data_file"),
+                "problem": self(key if key in self.table else "problem_unreadable")}
 
     def help(self, is_admin: bool, can_move: bool | None = None, cooldown: float = 0) -> str:
         """``/recall`` alone. Admin commands are listed only to those who may use them:

@@ -69,6 +69,13 @@ EN: dict[str, str] = {
     "no_route": "⚠️ The recall service address is misconfigured; please tell an admin.",
     "query_too_long": "⚠️ The question is too long; shorten it and try again.",
     "server_error": "⚠️ The recall service failed; try again later.",
+    "store_fault": "⚠️ Recall is paused: {file} on the Hermes machine {problem}. It needs the "
+                   "operator; please tell an admin.",
+    "store_busy": "⚠️ The history is locked by another program right now; try again in a moment.",
+    "a_data_file": "a data file", "named_file": "the data file {file}",
+    "problem_damaged": "is damaged", "problem_missing": "is missing", "problem_empty": "is empty",
+    "problem_behind": "is an older copy", "problem_full": "is on a full disk",
+    "problem_read_only": "is in a read-only folder", "problem_unreadable": "cannot be read",
     "unknown_project": "⚠️ No such project. Send {move} to list the projects this group can be linked to.",
     "unknown_project_named": "⚠️ No project named \"{project}\". Send {move} to list the projects this group can be "
                              "linked to.",
@@ -101,6 +108,8 @@ EN: dict[str, str] = {
                       "`hermes recall serve`.",
     "admin_server_error": "The recall service at {url} failed ({cause}): the terminal of `hermes recall serve` "
                           "and recall-api.log have the details.",
+    "admin_store_fault": "The recall service at {url} stopped searching: {file} on the Hermes machine {problem}. "
+                         "Run `hermes recall status` there: its Next: lines say how to fix it.",
     "admin_bad_answer": "{url} did not answer like the recall service: HISTORY_RECALL_API_URL may point at another "
                         "service.",
     "cause_refused": "connection refused: nothing listens on that port",
@@ -144,6 +153,8 @@ EN: dict[str, str] = {
     "isolation_closed": "Isolation: ✅ the agent in a group searches only the group's project and reads no other chat",
     "isolation_open": "Isolation: ⚠️ not complete ({doors}); run `hermes recall status` on the Hermes machine "
                       "for details",
+    "status_store": "Storage: ❌ {file} {problem}, searches paused; run `hermes recall status` on the Hermes "
+                    "machine for the fix",
     "translation_off": "Chinese and English words across languages: ⚠️ off; run `hermes recall status` on the "
                        "Hermes machine for why",
     "state_ready": "ready", "state_partial": "partly indexed", "state_indexing": "indexing",

@@ -28,6 +28,7 @@ from ..host.profile import PLUGIN_KEY, current_profile, profile_at
 from ..scope.seal import render_seal, seal_report
 from ..search.reader import reader_for
 from ..stores import hermes_db
+from ..stores.faults import StoreFault
 from ..stores.messages import MESSAGES_FROM, eligible_sql
 from .repair import store_problems
 
@@ -113,8 +114,9 @@ def profile_status(home: Path) -> dict[str, Any]:
         # An unreadable projects.db (or a store every search needs) takes the project rows, not the
         # report: the seal does not rest on it (chats are told by their session source).
         per_project, messages = {}, {}
-        blocked = exc if getattr(exc, "file", "projects.db") != "projects.db" else None
-        unreadable = None if blocked else str(exc)
+        file = getattr(exc, "file", "projects.db")
+        blocked = exc if isinstance(exc, StoreFault) else None  # a named file: its recovery is a next step
+        unreadable = str(exc) if file == "projects.db" else None
     index = _index(home, per_project)
     problems = store_problems(home)  # after the index's own quick_check, which notes a damaged index
     if blocked is not None and blocked.file not in {p.file for p in problems}:
@@ -326,7 +328,7 @@ def render_status(status: dict[str, Any], endpoint: str | None = None, steps: li
     lines += render_features(status.get("hermes"))
     for p in status.get("stores") or []:  # a store every search needs: fails closed until fixed
         lines.append(f"Store {p['file']}: {p['error']}")
-    if status.get("projects_unavailable"):
+    if status.get("projects_unavailable") and "projects.db" not in {p["file"] for p in status.get("stores") or []}:
         lines.append(f"Projects: {status['projects_unavailable']}; searches answer 'unavailable'")
     elif status.get("stores") and not status["projects"]:
         lines.append("Projects: not counted while a store above cannot be used; searches answer 'unavailable'")

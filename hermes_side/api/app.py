@@ -377,9 +377,9 @@ def _forget(home: Path, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _error_handlers(app: FastAPI, launch_home: Path) -> None:
-    def reply(status: int, message: str, code: str, reason: str = "") -> JSONResponse:
+    def reply(status: int, message: str, code: str, reason: str = "", file: str = "") -> JSONResponse:
         body = {"success": False, "error": message, "code": code} | ({"reason": reason} if reason else {})
-        return JSONResponse(body, status_code=status)
+        return JSONResponse(body | ({"file": file} if file else {}), status_code=status)
 
     @app.exception_handler(RecallError)
     async def _recall(_: Request, exc: RecallError) -> JSONResponse:
@@ -389,7 +389,8 @@ def _error_handlers(app: FastAPI, launch_home: Path) -> None:
             log.warning("recall API answered %s: %s%s", exc.code, exc, f" ({exc.detail})" if exc.detail else "")
         if exc.code == "unavailable":
             fixed = f"{exc}; ask the operator"
-        return reply(status, fixed or str(exc), exc.code, exc.reason)
+        # A file fault also names the file (a name, never a path), so a chat can say which one.
+        return reply(status, fixed or str(exc), exc.code, exc.reason, getattr(exc, "file", ""))
 
     @app.exception_handler(TimeoutError)
     async def _busy(_: Request, exc: TimeoutError) -> JSONResponse:

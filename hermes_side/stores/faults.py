@@ -83,11 +83,13 @@ class Unavailable(RecallError):
 
 class StoreFault(Unavailable):
     """A file recall needs cannot be used: ``file`` (a name, never a path), ``kind`` (one of the
-    constants above), ``recovery`` (what the operator runs or does; no path either)."""
+    constants above; also its ``reason``, so a chat can tell "try again" from "ask the operator"),
+    ``recovery`` (what the operator runs or does; no path either)."""
 
     def __init__(self, file: str, kind: str, message: str, recovery: str, detail: str = "") -> None:
         super().__init__(message, detail)
         self.file, self.kind, self.recovery = file, kind, recovery
+        self.reason = kind
 
     def as_dict(self) -> dict[str, str]:
         """The status object's entry for this fault (``GET /status``: chat admins may see it)."""

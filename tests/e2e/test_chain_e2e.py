@@ -387,6 +387,11 @@ async def test_an_archived_project_and_an_unreadable_projects_db_leak_nothing_an
         # the project rows say they cannot be read.
         status = api.get("/status")
         assert status["seal"]["closed"] is True and "cannot be read" in status["projects_unavailable"]
+        # The group hears which file and that the operator must act — waiting will not mend it — and
+        # the agent's tool names the same file; /status gives the operator the fix.
+        assert "数据文件 projects.db 已损坏" in recall and "稍后再试" not in recall, recall
+        assert "projects.db" in tools["project_history_search"], tools["project_history_search"]
+        assert [s["file"] for s in status["stores"]] == ["projects.db"], status["stores"]
     finally:
         db.unlink()
         for p, data in saved.items():

