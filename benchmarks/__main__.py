@@ -9,7 +9,15 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import os
 import sys
+import time
+
+# The worlds write the datasets' times in UTC, and their questions name days of that calendar;
+# search reads a named day on the machine's calendar (search/conversations.py), so every run reads
+# it in UTC: the same figures on a developer's machine in Beijing as in CI.
+os.environ["TZ"] = "UTC"
+time.tzset()
 
 BENCHMARKS: dict[str, str] = {  # name → module; the order of the index
     "dev": "benchmarks.bench_dev",

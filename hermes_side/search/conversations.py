@@ -21,7 +21,9 @@ more often than our message-level ranking (issue 18). So conversations are ranke
 Measured on LoCoMo dev, English, conversation hit@1 / @5: best messages alone 0.687 / 0.913;
 + lexical 0.712 / 0.922; + period 0.750 / 0.947 (benchmarks/README.md, "Conversation ranking");
 + passages: benchmarks/README.md, "Issue 26: the conversation's best passage".
-Pure: hits, documents and timestamps come in as data.
+Pure: hits, documents and timestamps come in as data. A named day is a day of the Hermes machine's
+calendar (its local time zone): the one rows show their time in (``results.format_when``) and
+``after``/``before`` dates are read in — "5月3日" at 00:30 in Beijing is 3 May, not 2 May in UTC.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from .settings import RANKING
 
@@ -90,8 +92,8 @@ _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH})\b", 
 
 
 def named_period(text: str) -> tuple[float, float] | None:
-    """The time span a query names — a day or a month with its year — as epoch seconds (UTC);
-    None when it names none (a bare month or year is too vague to use)."""
+    """The time span a query names — a day or a month with its year, on this machine's calendar —
+    as epoch seconds; None when it names none (a bare month or year is too vague to use)."""
     day = month = year = None
     if m := _DAY_MONTH_YEAR.search(text):
         day, month, year = int(m.group(1)), _MONTHS.index(m.group(2).lower()) + 1, int(m.group(3))
@@ -105,14 +107,19 @@ def named_period(text: str) -> tuple[float, float] | None:
         return None
     try:
         if day is not None:
-            start = datetime(year, month, day, tzinfo=UTC)
-            end = start.timestamp() + 86400
+            start = date(year, month, day)
+            end = start + timedelta(days=1)
         else:
-            start = datetime(year, month, 1, tzinfo=UTC)
-            end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC).timestamp()
-    except ValueError:  # "31 February": no such day
+            start, end = date(year, month, 1), date(year + (month == 12), month % 12 + 1, 1)
+        return midnight(start), midnight(end)
+    except (ValueError, OverflowError):  # "31 February": no such day; a year the clock cannot hold
         return None
-    return start.timestamp(), end
+
+
+def midnight(day: date) -> float:
+    """The start of ``day`` on this machine's calendar, as epoch seconds (a day of a clock change
+    is 23 or 25 hours long: its end is the next day's midnight, not 86,400 s later)."""
+    return datetime(day.year, day.month, day.day).timestamp()
 
 
 def named_day(text: str) -> tuple[int, int] | None:
@@ -143,10 +150,19 @@ def utc(ts: float) -> datetime | None:
         return None
 
 
+def local(ts: float) -> datetime | None:
+    """``ts`` on this machine's calendar (naive local time), as :func:`utc` otherwise."""
+    at = utc(ts)
+    try:
+        return at.astimezone().replace(tzinfo=None) if at is not None else None
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 @dataclass(frozen=True)
 class NamedTime:
-    """When a query says it happened: a span with its year, or a day of any year (UTC, as the
-    span)."""
+    """When a query says it happened: a span with its year, or a day of any year (both on this
+    machine's calendar)."""
 
     span: tuple[float, float] | None = None
     day: tuple[int, int] | None = None  # (month, day)
@@ -154,26 +170,26 @@ class NamedTime:
     def holds(self, ts: float) -> bool:
         if self.span is not None:
             return self.span[0] <= ts <= self.span[1]
-        at = utc(ts)
+        at = local(ts)
         return at is not None and (at.month, at.day) == self.day
 
     def spans(self, first: float, last: float) -> list[tuple[float, float]]:
         """The closed spans of epoch seconds (UTC) where :meth:`holds` is true between ``first`` and
         ``last`` (the scope's oldest and newest turn): the span itself, or the day in each year
-        between them (its last microsecond, so no turn falls on two days)."""
+        between them (up to its last microsecond, so no turn falls on two days)."""
         if self.span is not None:
             return [self.span]
         assert self.day is not None
-        since, until = utc(first), utc(last)
+        since, until = local(first), local(last)
         if since is None or until is None:
             return []
         out = []
         for year in range(since.year, until.year + 1):
             try:
-                start = datetime(year, *self.day, tzinfo=UTC).timestamp()
-            except ValueError:  # 29 February of a year without one
+                day = date(year, *self.day)
+                out.append((midnight(day), midnight(day + timedelta(days=1)) - 1e-6))
+            except (ValueError, OverflowError):  # 29 February of a year without one
                 continue
-            out.append((start, start + 86400 - 1e-6))
         return out
 
 

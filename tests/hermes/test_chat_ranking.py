@@ -234,3 +234,37 @@ def test_a_turn_whose_time_no_calendar_holds_breaks_no_search(dated_chat, world,
         opened = dated_chat.post("/context", json={"chat": DIRECT, "message_id": imported[0]["message_id"]},
                                  headers=AUTH)
         assert opened.status_code == 200 and "恐龙化石展真不错" in opened.text, opened.text
+
+
+@pytest.fixture
+def beijing(monkeypatch):
+    """This machine's calendar in Beijing time (a POSIX zone: no tz database needed)."""
+    import time
+
+    monkeypatch.setenv("TZ", "CST-8")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_named_day_is_the_day_the_rows_show_not_the_utc_one(beijing, world, loaded_plugin):
+    """An operator in Beijing: a group talked past midnight into 3 May (16:30 UTC on 2 May) and again
+    that evening; at 01:00 on 4 May (17:00 UTC on 3 May) someone watched a match. "在5月3号我们聊了什么？"
+    brings the two conversations of 3 May as the rows show them, and not the one of 4 May — by UTC
+    days it brought the wrong pair."""
+    beta = world.folder("beta")
+    bindings.set_binding(world.home, DIRECT, world.project("Beta", beta))
+    at = {"late": datetime(2023, 5, 2, 16, 30, tzinfo=UTC), "evening": datetime(2023, 5, 3, 12, tzinfo=UTC),
+          "match": datetime(2023, 5, 3, 17, tzinfo=UTC), "before": datetime(2023, 5, 1, 12, tzinfo=UTC)}
+    said = {"late": "半夜还在调路由器", "evening": "晚上吃了火锅", "match": "凌晨起来看球赛", "before": "下午去了超市"}
+    for n, key in enumerate(at):
+        world.session(("user", said[key]), ("assistant", "记下了。"), source="api_server",
+                      sid=f"hermes-onebotv11+private+555-g{n}", cwd=beta, ts=at[key].timestamp())
+    client = TestClient(create_app(world.home, KEY))
+    query = {"query": "在5月3号我们聊了什么话题？", "chat": DIRECT, "mode": "keyword", "limit": 5}
+    r = client.post("/search", json=query, headers=AUTH)
+    assert r.status_code == 200, r.text
+    rows = [(row["when"], row["snippet"]) for row in r.json()["results"] if row["score_source"] == "date"]
+    assert rows == [("2023-05-03 00:30", "半夜还在调路由器"), ("2023-05-03 20:00", "晚上吃了火锅")], rows
+    assert format_when(at["match"].timestamp()) == "2023-05-04 01:00"

@@ -88,6 +88,29 @@ def test_a_day_with_its_year_stays_that_one_day():
     assert named.holds(ts(2023, 5, 2)) and not named.holds(ts(2022, 5, 2))
 
 
+@pytest.fixture
+def beijing(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "CST-8")  # a POSIX zone: no tz database needed
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize("query", ["5月3日我们聊了什么", "2026年5月3日我们聊了什么", "what did we say on May 3rd",
+                                   "the 2026-05-03 outage"])
+def test_a_named_day_is_a_day_of_this_machines_calendar(beijing, query):
+    # The calendar rows are shown in (results.format_when) and `after`/`before` dates are read in.
+    past_midnight = datetime(2026, 5, 2, 16, 30, tzinfo=UTC).timestamp()  # 00:30 on 3 May in Beijing
+    evening_before = datetime(2026, 5, 2, 12, tzinfo=UTC).timestamp()     # 20:00 on 2 May in Beijing
+    named = named_time(query)
+    assert named.holds(past_midnight) and not named.holds(evening_before)
+    spans = named.spans(evening_before - 400 * 86400, past_midnight)
+    assert any(a <= past_midnight <= b for a, b in spans) and not any(a <= evening_before <= b for a, b in spans)
+
+
 def test_conversations_held_in_the_period_are_kept_in_order():
     period = NamedTime(span=named_period("in May 2023"))
     when = {"a": ts(2023, 8, 1), "b": ts(2023, 5, 10), "c": None, "d": ts(2023, 5, 30)}
