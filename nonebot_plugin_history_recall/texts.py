@@ -195,7 +195,8 @@ ZH: dict[str, str] = {
     "isolation_not_reported": "隔离：⚠️ 检索服务没有报告",
     "isolation_closed": "隔离：✅ 群里的助手只能检索本群的项目，读不到别的聊天",
     "isolation_open": "隔离：⚠️ 未完全隔离（{doors}），详情请在 Hermes 那台机器上运行 `hermes recall status`",
-    "status_store": "存储：❌ {file}{problem}，检索暂停；修复办法请在 Hermes 那台机器上运行 `hermes recall status`",
+    # Not "searches paused": a damaged embeddings.db stops semantic search only (the semantic line says so).
+    "status_store": "存储：❌ {file}{problem}，修复办法请在 Hermes 那台机器上运行 `hermes recall status`",
     "translation_off": "中英文互查记录：⚠️ 未启用，原因请在 Hermes 那台机器上运行 `hermes recall status`",
     "state_ready": "已就绪", "state_partial": "部分已建索引", "state_indexing": "正在建立索引",
     "state_consent_required": "等待授权", "state_disabled": "未开启", "state_unavailable": "不可用",

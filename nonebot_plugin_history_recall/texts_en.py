@@ -153,8 +153,7 @@ EN: dict[str, str] = {
     "isolation_closed": "Isolation: ✅ the agent in a group searches only the group's project and reads no other chat",
     "isolation_open": "Isolation: ⚠️ not complete ({doors}); run `hermes recall status` on the Hermes machine "
                       "for details",
-    "status_store": "Storage: ❌ {file} {problem}, searches paused; run `hermes recall status` on the Hermes "
-                    "machine for the fix",
+    "status_store": "Storage: ❌ {file} {problem}; run `hermes recall status` on the Hermes machine for the fix",
     "translation_off": "Chinese and English words across languages: ⚠️ off; run `hermes recall status` on the "
                        "Hermes machine for why",
     "state_ready": "ready", "state_partial": "partly indexed", "state_indexing": "indexing",

@@ -189,8 +189,8 @@ def test_status_names_each_broken_file_without_the_apis_english(render):
     assert "存储" not in render.render_status(False, health, (status, ""), None)
     lines = [line for line in render.render_status(False, health, (broken, ""), None).splitlines() if "存储" in line]
     assert lines == [
-        "存储：❌ 数据文件 projects.db 已损坏，检索暂停；修复办法请在 Hermes 那台机器上运行 `hermes recall status`",
-        "存储：❌ 数据文件 forgotten.db 不见了，检索暂停；修复办法请在 Hermes 那台机器上运行 `hermes recall status`"]
+        "存储：❌ 数据文件 projects.db 已损坏，修复办法请在 Hermes 那台机器上运行 `hermes recall status`",
+        "存储：❌ 数据文件 forgotten.db 不见了，修复办法请在 Hermes 那台机器上运行 `hermes recall status`"]
     assert "数据文件 projects.db 读不了" in render.render_status(False, health, (older, ""), None)
     assert "restore" not in render.render_status(False, health, (broken, ""), None)
 
