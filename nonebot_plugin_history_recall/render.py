@@ -247,8 +247,8 @@ def render_status(
 
 
 def _store_faults(status: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """``(file, problem)`` of every file the API says searches cannot use until it is fixed; an older
-    server names an unreadable projects.db only in ``projects_unavailable``."""
+    """``(file, problem)`` of every file the API says cannot be used now; an older server names an
+    unreadable projects.db only in ``projects_unavailable``."""
     faults = [(str(s.get("file") or ""), str(s.get("problem") or ""))
               for s in status.get("stores") or [] if isinstance(s, Mapping)]
     if status.get("projects_unavailable") and "projects.db" not in {file for file, _ in faults}:

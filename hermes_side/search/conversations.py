@@ -112,7 +112,7 @@ def named_period(text: str) -> tuple[float, float] | None:
         else:
             start, end = date(year, month, 1), date(year + (month == 12), month % 12 + 1, 1)
         return midnight(start), midnight(end)
-    except (ValueError, OverflowError):  # "31 February": no such day; a year the clock cannot hold
+    except (ValueError, OverflowError, OSError):  # "31 February": no such day; a year the clock cannot hold
         return None
 
 
@@ -174,7 +174,7 @@ class NamedTime:
         return at is not None and (at.month, at.day) == self.day
 
     def spans(self, first: float, last: float) -> list[tuple[float, float]]:
-        """The closed spans of epoch seconds (UTC) where :meth:`holds` is true between ``first`` and
+        """The closed spans of epoch seconds where :meth:`holds` is true between ``first`` and
         ``last`` (the scope's oldest and newest turn): the span itself, or the day in each year
         between them (up to its last microsecond, so no turn falls on two days)."""
         if self.span is not None:
@@ -188,7 +188,7 @@ class NamedTime:
             try:
                 day = date(year, *self.day)
                 out.append((midnight(day), midnight(day + timedelta(days=1)) - 1e-6))
-            except (ValueError, OverflowError):  # 29 February of a year without one
+            except (ValueError, OverflowError, OSError):  # 29 February of a year without one
                 continue
         return out
 
