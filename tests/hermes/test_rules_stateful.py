@@ -400,11 +400,12 @@ class RecallRules(RuleBasedStateMachine):
             tool = call_tool_raw("project_history_search", {"query": f"{token} plan"},
                                  f"hermes-onebotv11+group+{chat.split(':')[1]}+19999")
             # A question naming the day the turns were said: every conversation held then is a row
-            # (ranker.held_then), found by its first turn then, whatever it says.
-            today = datetime.now(UTC).date()
+            # (ranker.held_then), found by its first turn then, whatever it says. A day of this
+            # machine's calendar, as search reads it (conversations.py).
+            today = datetime.now().date()
             by_day = self.client.post("/search", json={"query": f"weather on {today:%Y-%m-%d}", "chat": chat,
                                                        "mode": "keyword", "limit": 5}, headers=AUTH).json()
-            if self.model.findable(chat) and all(datetime.fromtimestamp(s.when, UTC).date() == today for s in said):
+            if self.model.findable(chat) and all(datetime.fromtimestamp(s.when).date() == today for s in said):
                 assert by_day["results"], f"nothing held today shown in {chat}: {by_day}"
             tool_day = call_tool_raw("project_history_search", {"query": f"weather on {today:%Y-%m-%d}"},
                                      f"hermes-onebotv11+group+{chat.split(':')[1]}+19999")
