@@ -253,13 +253,14 @@ def test_conversations_holding_the_same_words_tie_in_every_process_in_the_order_
 
 def test_a_day_of_any_year_is_read_as_that_day_in_each_year_the_scope_spans():
     """What the store reads for a day named without its year (ProfileReader.first_turns) is what
-    ``holds`` says: 29 February only in a leap year, each day to its last microsecond and no further."""
-    first, last = datetime(2023, 1, 5, tzinfo=UTC).timestamp(), datetime(2025, 7, 1, tzinfo=UTC).timestamp()
+    ``holds`` says: 29 February only in a leap year, each day to its last microsecond and no further
+    (days of this machine's calendar: naive datetimes are its local time)."""
+    first, last = datetime(2023, 1, 5).timestamp(), datetime(2025, 7, 1).timestamp()
     leap = NamedTime(day=(2, 29)).spans(first, last)
-    day = datetime(2024, 2, 29, tzinfo=UTC).timestamp()
-    assert leap == [(day, datetime(2024, 3, 1, tzinfo=UTC).timestamp() - 1e-6)]
+    day = datetime(2024, 2, 29).timestamp()
+    assert leap == [(day, datetime(2024, 3, 1).timestamp() - 1e-6)]
     may = NamedTime(day=(5, 2)).spans(first, last)
-    assert [datetime.fromtimestamp(start, UTC).year for start, _ in may] == [2023, 2024, 2025]
+    assert [datetime.fromtimestamp(start).year for start, _ in may] == [2023, 2024, 2025]
     for start, end in may:
         assert NamedTime(day=(5, 2)).holds(start) and NamedTime(day=(5, 2)).holds(end)
         assert not NamedTime(day=(5, 2)).holds(end + 1e-3)
