@@ -14,9 +14,11 @@ import sys
 import time
 
 # The worlds write the datasets' times in UTC, and their questions name days of that calendar;
-# search reads a named day on the machine's calendar (search/conversations.py), so every run reads
-# it in UTC: the same figures on a developer's machine in Beijing as in CI.
+# search reads a named day on the profile's calendar (host/clock.py: HERMES_TIMEZONE, config.yaml's
+# timezone — the worlds set none — else the machine's), so every run reads it in UTC: the same
+# figures on a developer's machine in Beijing as in CI.
 os.environ["TZ"] = "UTC"
+os.environ.pop("HERMES_TIMEZONE", None)
 time.tzset()
 
 BENCHMARKS: dict[str, str] = {  # name → module; the order of the index

@@ -14,7 +14,7 @@ from typing import Any
 from .actions.refs import project_ids, session_missing
 from .console import EXIT_FAILED, EXIT_USAGE, fail, int_in, note, warning
 from .errors import RecallError
-from .host import deps
+from .host import clock, deps
 from .host.profile import current_profile
 from .search.engine import SearchError, engine_for
 from .search.request import DEFAULT_MODE, MAX_LIMIT, MIN_LIMIT, MODES, parse_search_args
@@ -48,7 +48,7 @@ def _setup_search(p: argparse.ArgumentParser) -> None:
 def _run_search(args: argparse.Namespace) -> None:
     try:
         req = parse_search_args({"query": " ".join(args.query), "mode": args.mode, "limit": args.limit,
-                                 "after": args.after, "before": args.before})
+                                 "after": args.after, "before": args.before}, zone=clock.zone(_home()))
         engine = engine_for(_home())
         if args.session and args.session not in engine.scope_map().rows:
             fail(session_missing(args.session))

@@ -9,6 +9,7 @@ from typing import Any
 
 from .actions.move import finish_interrupted, move_sessions
 from .errors import RecallError
+from .host import clock
 from .host.profile import current_profile
 from .search.chat_facing import chat_facing
 from .search.engine import NO_CONTEXT, Scope, SearchEngine, engine_for
@@ -131,7 +132,7 @@ def _scope_of(engine: SearchEngine, session_id: str) -> Scope:
 
 def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
     try:
-        req = parse_search_args(args)
+        req = parse_search_args(args, zone=clock.zone(_hermes_home()))
         session_id = _current_session(kwargs)
         if not session_id:
             return _json({"success": True, "mode": req.mode, "results": [], "message": NO_CONTEXT,

@@ -11,8 +11,10 @@ import getpass
 import json
 import sys
 import time
+from datetime import tzinfo
 from typing import Any
 
+from ..host import clock
 from ..host.profile import current_profile
 from ..scope.chats import parse_chat
 from ..search.reader import SearchError, reader_for
@@ -37,16 +39,16 @@ def setup_forget(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result object")
 
 
-def _when(ts: float | None) -> str:
-    return format_when(ts, None) or "-"  # local time; "-" for none or one no calendar holds
+def _when(ts: float | None, zone: tzinfo | None) -> str:
+    return format_when(ts, zone) or "-"  # the profile's calendar; "-" for none or one no calendar holds
 
 
-def render(result: dict[str, Any]) -> str:
+def render(result: dict[str, Any], zone: tzinfo | None = None) -> str:
     head = (f"Forgot {result['messages']} turn(s), receipt {result['receipt']}" if result["applied"]
             else f"Dry run: would forget {result['messages']} turn(s) (add --apply to do it)")
     lines = [head,
              f"  {result['user_turns']} user turn(s), {result['replies']} agent turn(s), "
-             f"{result['sessions']} conversation(s), {_when(result['first'])} … {_when(result['last'])}"]
+             f"{result['sessions']} conversation(s), {_when(result['first'], zone)} … {_when(result['last'], zone)}"]
     if result.get("copies"):
         lines.append(f"  of them {result['copies']} copies Hermes keeps of the same turns (compaction, branches)")
     lines += [f"  {sid}" for sid in result["session_ids"][:20]]
@@ -58,13 +60,14 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def render_log(rows: list[dict[str, Any]]) -> str:
+def render_log(rows: list[dict[str, Any]], zone: tzinfo | None = None) -> str:
     if not rows:
         return "Nothing was forgotten in this profile."
     out = []
     for r in rows:
         scope = " ".join(f"{k}={v}" for k, v in sorted(r["scope"].items()))
-        out.append(f"{_when(r['at'])}  {r['receipt']}  {r['action']:<10} by {r['actor']} ({r['surface']})  {scope}"
+        out.append(f"{_when(r['at'], zone)}  {r['receipt']}  {r['action']:<10} by {r['actor']} ({r['surface']})"
+                   f"  {scope}"
                    f"  · {r['user_turns']} user + {r['replies']} agent turn(s) in {r['sessions']} conversation(s)"
                    + ("  · not finished: their vectors are still indexed until the next forget, index run or"
                       " server start" if r.get("index_pending") else ""))
@@ -73,8 +76,8 @@ def render_log(rows: list[dict[str, Any]]) -> str:
 
 def _plan(args: argparse.Namespace) -> forget.Plan:
     home = current_profile().home
-    now = time.time()
-    after, before = parse_time(args.after, "after", now), parse_time(args.before, "before", now)
+    now, zone = time.time(), clock.zone(home)
+    after, before = parse_time(args.after, "after", now, zone), parse_time(args.before, "before", now, zone)
     if after is not None and before is not None and after >= before:
         raise RequestError("--after must be earlier than --before")
     if args.session:
@@ -101,7 +104,7 @@ def run_forget(args: argparse.Namespace) -> None:
     try:
         if args.log:
             rows = forgotten.audit_log(home)
-            print(json.dumps(rows, ensure_ascii=False, indent=2) if args.json else render_log(rows))
+            print(json.dumps(rows, ensure_ascii=False, indent=2) if args.json else render_log(rows, clock.zone(home)))
             return
         plan = _plan(args)
         result = (forget.apply(home, plan, actor=f"operator:{getpass.getuser()}", surface="cli")
@@ -109,4 +112,4 @@ def run_forget(args: argparse.Namespace) -> None:
     except (RequestError, SearchError, hermes_db.Unavailable) as exc:
         print(f"error: {exc}{'; ' + exc.recovery if hasattr(exc, 'recovery') else ''}", file=sys.stderr)
         sys.exit(1 if exc.code in ("unavailable", "busy") else 2)  # the work failed, or the request was wrong
-    print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else render(result))
+    print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else render(result, clock.zone(home)))

@@ -29,6 +29,7 @@ from ..actions import chat_service
 from ..actions.move import finish_interrupted, move_sessions
 from ..embedding import forgetting
 from ..errors import RecallError
+from ..host import clock
 from ..host.profile import Profile, profile_at
 from ..scope.chats import parse_chat
 from ..search import translate
@@ -233,7 +234,7 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
 
     @router.post("/search")
     def search(body: dict[str, Any] = Depends(_json_body), p: Profile = Depends(profile_of)) -> dict[str, Any]:
-        req = parse_search_args(body, allowed_extra=("chat", "project"))
+        req = parse_search_args(body, allowed_extra=("chat", "project"), zone=clock.zone(p.home))
         if (body.get("chat") is None) == (body.get("project") is None):
             raise ApiError("give exactly one of 'chat' or 'project'", "bad_request")
         if body.get("chat") is not None:
@@ -349,7 +350,8 @@ def _forget(home: Path, body: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ApiError(f"unknown field(s): {', '.join(unknown)[:200]}", "bad_request")
     chat, scope, now = _chat(body.get("chat")), body.get("scope"), time.time()
-    after, before = parse_time(body.get("after"), "after", now), parse_time(body.get("before"), "before", now)
+    zone = clock.zone(home)  # a date is a day of the profile's calendar, as in a search
+    after, before = (parse_time(body.get(edge), edge, now, zone) for edge in ("after", "before"))
     if after is not None and before is not None and after >= before:
         raise ApiError("'after' must be earlier than 'before'", "bad_request")
     if not isinstance(body.get("apply", False), bool):

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import tzinfo
 from typing import Any
 
+from ..host import clock
 from ..scope import quotes
 from ..stores import hermes_db
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
@@ -72,9 +74,9 @@ def parse_context_args(args: object, *, allowed_extra: tuple[str, ...] = ()) -> 
                           offset or 0)
 
 
-def _turn(row: Any, hit_id: int, text: str) -> dict[str, Any]:
+def _turn(row: Any, hit_id: int, text: str, zone: tzinfo | None) -> dict[str, Any]:
     return {"message_id": row["id"], "role": row["role"], "text": text,
-            "when": format_when(row["timestamp"]), "timestamp": row["timestamp"], "hit": row["id"] == hit_id}
+            "when": format_when(row["timestamp"], zone), "timestamp": row["timestamp"], "hit": row["id"] == hit_id}
 
 
 def _read_on(turn: dict[str, Any], start: int, shown: int) -> None:
@@ -144,6 +146,7 @@ def open_context(engine: SearchEngine, req: ContextRequest, *, project: str | No
     for found in texts.values():
         found["text"] = found["text"].strip()
     texts[hit["id"]]["text"] = texts[hit["id"]]["text"][req.offset:]
+    zone = clock.zone(engine.home)  # each turn's time on the profile's calendar, as a search row shows it
     return fit_window(quoted.mark({
         "success": True,
         "project": public_place(place, smap.projects),
@@ -151,7 +154,7 @@ def open_context(engine: SearchEngine, req: ContextRequest, *, project: str | No
         "link": f"@session:{hit['session_id']}",
         "title": titles.get(root) or titles.get(hit["session_id"]) or "",
         "message_id": hit["id"],
-        "turns": [_turn(r, hit["id"], texts[r["id"]]["text"]) for r in rows],
+        "turns": [_turn(r, hit["id"], texts[r["id"]]["text"], zone) for r in rows],
         "more_before": len(earlier) > req.before,
         "more_after": len(later) > req.after,
         **({"offset": req.offset} if req.offset else {}),

@@ -21,9 +21,10 @@ more often than our message-level ranking (issue 18). So conversations are ranke
 Measured on LoCoMo dev, English, conversation hit@1 / @5: best messages alone 0.687 / 0.913;
 + lexical 0.712 / 0.922; + period 0.750 / 0.947 (benchmarks/README.md, "Conversation ranking");
 + passages: benchmarks/README.md, "Issue 26: the conversation's best passage".
-Pure: hits, documents and timestamps come in as data. A named day is a day of the Hermes machine's
-calendar (its local time zone): the one rows show their time in (``results.format_when``) and
-``after``/``before`` dates are read in — "5月3日" at 00:30 in Beijing is 3 May, not 2 May in UTC.
+Pure: hits, documents, timestamps and the time zone come in as data. A named day is a day of the
+profile's calendar (``host/clock.py``: Hermes' ``timezone``, else the machine's), the one rows show
+their time in and ``after``/``before`` dates are read in — "5月3日" at 00:30 in Beijing is 3 May,
+not 2 May as in UTC.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
 from .settings import RANKING
 
@@ -91,9 +92,10 @@ _MONTH_DAY = re.compile(rf"\b({_MONTH}) (\d{{1,2}})(st|nd|rd|th)?\b", re.IGNOREC
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH})\b", re.IGNORECASE)
 
 
-def named_period(text: str) -> tuple[float, float] | None:
-    """The time span a query names — a day or a month with its year, on this machine's calendar —
-    as epoch seconds; None when it names none (a bare month or year is too vague to use)."""
+def named_period(text: str, zone: tzinfo | None = None) -> tuple[float, float] | None:
+    """The time span a query names — a day or a month with its year, in ``zone`` (None: the
+    machine's local time) — as epoch seconds; None when it names none (a bare month or year is too
+    vague to use)."""
     day = month = year = None
     if m := _DAY_MONTH_YEAR.search(text):
         day, month, year = int(m.group(1)), _MONTHS.index(m.group(2).lower()) + 1, int(m.group(3))
@@ -111,15 +113,15 @@ def named_period(text: str) -> tuple[float, float] | None:
             end = start + timedelta(days=1)
         else:
             start, end = date(year, month, 1), date(year + (month == 12), month % 12 + 1, 1)
-        return midnight(start), midnight(end)
+        return midnight(start, zone), midnight(end, zone)
     except (ValueError, OverflowError, OSError):  # "31 February": no such day; a year the clock cannot hold
         return None
 
 
-def midnight(day: date) -> float:
-    """The start of ``day`` on this machine's calendar, as epoch seconds (a day of a clock change
-    is 23 or 25 hours long: its end is the next day's midnight, not 86,400 s later)."""
-    return datetime(day.year, day.month, day.day).timestamp()
+def midnight(day: date, zone: tzinfo | None = None) -> float:
+    """The start of ``day`` in ``zone`` (None: the machine's local time), as epoch seconds (a day of
+    a clock change is 23 or 25 hours long: its end is the next day's midnight, not 86,400 s later)."""
+    return datetime(day.year, day.month, day.day, tzinfo=zone).timestamp()
 
 
 def named_day(text: str) -> tuple[int, int] | None:
@@ -150,27 +152,29 @@ def utc(ts: float) -> datetime | None:
         return None
 
 
-def local(ts: float) -> datetime | None:
-    """``ts`` on this machine's calendar (naive local time), as :func:`utc` otherwise."""
+def local(ts: float, zone: tzinfo | None = None) -> datetime | None:
+    """``ts`` as a wall-clock time in ``zone`` (None: the machine's local time), as :func:`utc`
+    otherwise."""
     at = utc(ts)
     try:
-        return at.astimezone().replace(tzinfo=None) if at is not None else None
+        return at.astimezone(zone).replace(tzinfo=None) if at is not None else None
     except (OverflowError, OSError, ValueError):
         return None
 
 
 @dataclass(frozen=True)
 class NamedTime:
-    """When a query says it happened: a span with its year, or a day of any year (both on this
-    machine's calendar)."""
+    """When a query says it happened: a span with its year, or a day of any year (both in
+    ``zone``; None: the machine's local time)."""
 
     span: tuple[float, float] | None = None
     day: tuple[int, int] | None = None  # (month, day)
+    zone: tzinfo | None = None
 
     def holds(self, ts: float) -> bool:
         if self.span is not None:
             return self.span[0] <= ts <= self.span[1]
-        at = local(ts)
+        at = local(ts, self.zone)
         return at is not None and (at.month, at.day) == self.day
 
     def spans(self, first: float, last: float) -> list[tuple[float, float]]:
@@ -180,26 +184,27 @@ class NamedTime:
         if self.span is not None:
             return [self.span]
         assert self.day is not None
-        since, until = local(first), local(last)
+        since, until = local(first, self.zone), local(last, self.zone)
         if since is None or until is None:
             return []
         out = []
         for year in range(since.year, until.year + 1):
             try:
                 day = date(year, *self.day)
-                out.append((midnight(day), midnight(day + timedelta(days=1)) - 1e-6))
+                out.append((midnight(day, self.zone), midnight(day + timedelta(days=1), self.zone) - 1e-6))
             except (ValueError, OverflowError, OSError):  # 29 February of a year without one
                 continue
         return out
 
 
-def named_time(text: str) -> NamedTime | None:
+def named_time(text: str, zone: tzinfo | None = None) -> NamedTime | None:
     """The time a query names (:func:`named_period`, else :func:`named_day` — a day without its
-    year matches that day in every year of the scope, ``RANKING.day_without_year``), or None."""
-    if span := named_period(text):
-        return NamedTime(span=span)
+    year matches that day in every year of the scope, ``RANKING.day_without_year``) in ``zone``
+    (the profile's calendar, ``host/clock.py``; None: the machine's local time), or None."""
+    if span := named_period(text, zone):
+        return NamedTime(span=span, zone=zone)
     if RANKING.day_without_year and (day := named_day(text)):
-        return NamedTime(day=day)
+        return NamedTime(day=day, zone=zone)
     return None
 
 

@@ -204,7 +204,7 @@ class SearchEngine:
             parts.append((hit, message, title, answer, more, label))
         labels = in_order([label for *_, label in parts])
         return [result_row(replace(hit, relevance=label) if label is not None else hit, message, title,
-                           question.highlights,
+                           question.highlights, question.zone,
                            answer=answer, more=more)
                 for (hit, message, title, answer, more, _), label in zip(parts, labels, strict=True)]
 

@@ -15,8 +15,10 @@ import sqlite3
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from functools import cached_property
 
+from ..host import clock
 from ..scope.scope_map import ScopeMap
 from .conversations import NamedTime, named_time
 from .keyword import Filters, KeywordResult, ScopeMemo, ScopeRows, keyword_search, scope_members, scope_stats
@@ -75,6 +77,7 @@ class Question:
     filters: Filters = Filters(())  # the scope's sessions and the request's time bounds
     translate: Callable[[], Translation] = field(default=Translation, repr=False, compare=False)
     members: frozenset[str] = frozenset()  # the words of the chat members' names (keyword.scope_members)
+    zone: tzinfo | None = None  # the profile's calendar (host/clock.py; None: the machine's local time)
 
     @property
     def mode(self) -> str:
@@ -82,8 +85,8 @@ class Question:
 
     @cached_property
     def when(self) -> NamedTime | None:
-        """The day or month the question names, if any (conversations.named_time)."""
-        return named_time(self.query.text)
+        """The day or month the question names, if any, on the profile's calendar (conversations.named_time)."""
+        return named_time(self.query.text, self.zone)
 
     @cached_property
     def translation(self) -> Translation:
@@ -125,7 +128,8 @@ def ask(reader: ProfileReader, request: SearchRequest, query: ParsedQuery, scope
     filters = Filters(scope.session_ids, after=request.after, before=request.before)
     members = scope_members(reader.connection(), rows, filters)
     return Question(request, query, scope, rows, filters,
-                    lambda: _translation(reader, query, request.mode, filters, rows, members), members)
+                    lambda: _translation(reader, query, request.mode, filters, rows, members), members,
+                    clock.zone(reader.home))
 
 
 def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: Filters,

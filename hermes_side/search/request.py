@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from ..errors import RecallError
 from .query import MAX_QUERY_CHARS
@@ -32,8 +32,10 @@ class SearchRequest:
     before: float | None = None
 
 
-def parse_time(value: object, name: str, now: float) -> float | None:
-    """``None``/"" → no bound; ``7d``/``24h``/``2w``/``3m`` → that long ago; else an ISO date or datetime."""
+def parse_time(value: object, name: str, now: float, zone: tzinfo | None = None) -> float | None:
+    """``None``/"" → no bound; ``7d``/``24h``/``2w``/``3m`` → that long ago; else an ISO date or
+    datetime, read in ``zone`` (the profile's calendar, host/clock.py; None: the machine's local
+    time) unless it gives its own offset."""
     if value is None or value == "":
         return None
     if not isinstance(value, str):
@@ -42,8 +44,9 @@ def parse_time(value: object, name: str, now: float) -> float | None:
     if rel:
         return now - int(rel.group(1)) * _UNIT_SECONDS[rel.group(2).lower()]
     try:
-        return datetime.fromisoformat(value.strip()).timestamp()
-    except ValueError:
+        at = datetime.fromisoformat(value.strip())
+        return (at if at.tzinfo is not None else at.replace(tzinfo=zone)).timestamp()
+    except (ValueError, OverflowError, OSError):
         raise RequestError(f"'{name}' is not a date: {value[:40]!r} (use '2026-09-01', "
                            "'2026-09-01T14:30' or a span like '7d' / '24h')") from None
 
@@ -61,7 +64,7 @@ def coerce_limit(value: object) -> int:
 
 
 def parse_search_args(args: object, *, allowed_extra: tuple[str, ...] = (),
-                      now: float | None = None) -> SearchRequest:
+                      now: float | None = None, zone: tzinfo | None = None) -> SearchRequest:
     if not isinstance(args, dict):
         raise RequestError("arguments must be a JSON object")
     known = {"query", "mode", "limit", "after", "before", *allowed_extra}
@@ -80,8 +83,8 @@ def parse_search_args(args: object, *, allowed_extra: tuple[str, ...] = (),
     if mode not in MODES:
         raise RequestError(f"'mode' must be one of {', '.join(MODES)}")
     now = time.time() if now is None else now
-    after = parse_time(args.get("after"), "after", now)
-    before = parse_time(args.get("before"), "before", now)
+    after = parse_time(args.get("after"), "after", now, zone)
+    before = parse_time(args.get("before"), "before", now, zone)
     if after is not None and before is not None and after >= before:
         raise RequestError("'after' must be earlier than 'before'")
     return SearchRequest(query=query, mode=mode, limit=coerce_limit(args.get("limit")), after=after, before=before)

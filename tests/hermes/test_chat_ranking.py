@@ -236,14 +236,32 @@ def test_a_turn_whose_time_no_calendar_holds_breaks_no_search(dated_chat, world,
         assert opened.status_code == 200 and "恐龙化石展真不错" in opened.text, opened.text
 
 
-@pytest.fixture
-def beijing(monkeypatch):
-    """This machine's calendar in Beijing time (a POSIX zone: no tz database needed)."""
+@pytest.fixture(params=["machine", "hermes"])
+def beijing(request, monkeypatch, world, loaded_plugin):
+    """A Beijing operator's calendar, either way Hermes knows it: the machine's own time zone (a
+    POSIX zone, no tz database needed), or — a server kept in UTC, as most are — Hermes'
+    ``timezone`` in config.yaml (hermes_time: what the agent is told the time in)."""
     import time
+    from zoneinfo import ZoneInfo
 
-    monkeypatch.setenv("TZ", "CST-8")
+    if request.param == "hermes":
+        try:
+            ZoneInfo("Asia/Shanghai")
+        except Exception:  # noqa: BLE001 — a machine without a tz database cannot name the zone
+            pytest.skip("no tz database on this machine")
+    config = world.home / "config.yaml"
+    saved = config.read_text() if config.exists() else None
+    monkeypatch.setenv("TZ", "CST-8" if request.param == "machine" else "UTC")
     time.tzset()
-    yield
+    if request.param == "hermes":
+        import yaml
+
+        config.write_text(yaml.safe_dump({**(yaml.safe_load(saved or "") or {}), "timezone": "Asia/Shanghai"}))
+    yield request.param
+    if saved is None:
+        config.unlink(missing_ok=True)
+    else:
+        config.write_text(saved)
     monkeypatch.undo()
     time.tzset()
 
@@ -252,7 +270,7 @@ def test_a_named_day_is_the_day_the_rows_show_not_the_utc_one(beijing, world, lo
     """An operator in Beijing: a group talked past midnight into 3 May (16:30 UTC on 2 May) and again
     that evening; at 01:00 on 4 May (17:00 UTC on 3 May) someone watched a match. "在5月3号我们聊了什么？"
     brings the two conversations of 3 May as the rows show them, and not the one of 4 May — by UTC
-    days it brought the wrong pair."""
+    days it brought the wrong pair; ``after: 2023-05-03`` starts at Beijing's midnight too."""
     beta = world.folder("beta")
     bindings.set_binding(world.home, DIRECT, world.project("Beta", beta))
     at = {"late": datetime(2023, 5, 2, 16, 30, tzinfo=UTC), "evening": datetime(2023, 5, 3, 12, tzinfo=UTC),
@@ -262,9 +280,15 @@ def test_a_named_day_is_the_day_the_rows_show_not_the_utc_one(beijing, world, lo
         world.session(("user", said[key]), ("assistant", "记下了。"), source="api_server",
                       sid=f"hermes-onebotv11+private+555-g{n}", cwd=beta, ts=at[key].timestamp())
     client = TestClient(create_app(world.home, KEY))
-    query = {"query": "在5月3号我们聊了什么话题？", "chat": DIRECT, "mode": "keyword", "limit": 5}
-    r = client.post("/search", json=query, headers=AUTH)
-    assert r.status_code == 200, r.text
-    rows = [(row["when"], row["snippet"]) for row in r.json()["results"] if row["score_source"] == "date"]
+
+    def ask(**extra) -> list[dict]:
+        r = client.post("/search", json={"chat": DIRECT, "mode": "keyword", "limit": 5, **extra}, headers=AUTH)
+        assert r.status_code == 200, r.text
+        return r.json()["results"]
+
+    rows = [(row["when"], row["snippet"]) for row in ask(query="在5月3号我们聊了什么话题？")
+            if row["score_source"] == "date"]
     assert rows == [("2023-05-03 00:30", "半夜还在调路由器"), ("2023-05-03 20:00", "晚上吃了火锅")], rows
-    assert format_when(at["match"].timestamp()) == "2023-05-04 01:00"
+    late = ask(query="路由器", after="2023-05-03", before="2023-05-04")
+    assert [row["when"] for row in late] == ["2023-05-03 00:30"], late
+    assert ask(query="球赛", before="2023-05-04") == []  # 01:00 on 4 May is not before 4 May
