@@ -63,6 +63,12 @@ def parse_when(value: Any) -> datetime | None:
     return None
 
 
+def server_now(data: Mapping[str, Any]) -> datetime:
+    """The recall API's ``now`` — this moment on the Hermes profile's calendar, the one its rows'
+    ``when`` are written in — else this machine's clock (an older server)."""
+    return parse_when(data.get("now")) or datetime.now()
+
+
 def format_when(value: Any, now: datetime, t: Texts = ZH) -> str:
     """今天 14:30 / 昨天 09:05 / 3天前 / 9月1日 / 2025年9月1日 (or ``t``'s words); unparseable values as given."""
     when = parse_when(value)

@@ -37,6 +37,7 @@ from ..search.chat_facing import chat_facing, without_paths
 from ..search.engine import engine_for
 from ..search.reader import reader_for
 from ..search.request import parse_search_args
+from ..search.results import format_when
 from ..stores import bindings, faults, forgotten, hermes_db
 from .access import Access
 
@@ -234,15 +235,16 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
 
     @router.post("/search")
     def search(body: dict[str, Any] = Depends(_json_body), p: Profile = Depends(profile_of)) -> dict[str, Any]:
-        req = parse_search_args(body, allowed_extra=("chat", "project"), zone=clock.zone(p.home))
+        zone = clock.zone(p.home)
+        req = parse_search_args(body, allowed_extra=("chat", "project"), zone=zone)
         if (body.get("chat") is None) == (body.get("project") is None):
             raise ApiError("give exactly one of 'chat' or 'project'", "bad_request")
         if body.get("chat") is not None:
             # The chat's scope from the scope map, which holds its binding and the projects: the
             # project is looked up once, by the same rule the agent's tools are sealed with.
-            return chat_facing(engine_for(p.home).search(req, chat=_chat(body["chat"])))
+            return _dated(chat_facing(engine_for(p.home).search(req, chat=_chat(body["chat"]))), zone)
         if isinstance(body["project"], str) and body["project"].strip():
-            return engine_for(p.home).search(req, project=body["project"].strip())
+            return _dated(engine_for(p.home).search(req, project=body["project"].strip()), zone)
         raise ApiError("'project' must be a project id or slug", "bad_request")
 
     @router.get("/chats/{chat}/binding")
@@ -327,7 +329,14 @@ def _routes(router: APIRouter, profile_of: Any) -> None:
         from ..search.context import open_context, parse_context_args
 
         req = parse_context_args(body, allowed_extra=("chat",))
-        return chat_facing(open_context(engine_for(p.home), req, chat=_chat(body.get("chat"))))
+        return _dated(chat_facing(open_context(engine_for(p.home), req, chat=_chat(body.get("chat")))),
+                      clock.zone(p.home))
+
+
+def _dated(result: dict[str, Any], zone: Any) -> dict[str, Any]:
+    """The answer with ``now``: this moment on the profile's calendar, as its rows' ``when`` are
+    written, so a bot says "today" / "yesterday" by the group's calendar whatever its own clock's zone."""
+    return {**result, "now": format_when(time.time(), zone)}
 
 
 FORGET_FIELDS = {"chat", "scope", "user", "session_id", "after", "before", "message_id", "apply", "actor"}

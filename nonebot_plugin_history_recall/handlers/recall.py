@@ -9,7 +9,6 @@ through the API's ``/context``, which checks the message lies in the group's pro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from arclet.alconna.exceptions import SpecialOptionTriggered
 from nonebot import logger
@@ -21,7 +20,7 @@ from ..bindings import ensure_initial_binding
 from ..client import LOG_PREFIX
 from ..config import current_texts, plugin_config
 from ..outbound import send_blocks, send_reply
-from ..render import CONTEXT_TURNS, context_blocks, result_blocks
+from ..render import CONTEXT_TURNS, context_blocks, result_blocks, server_now
 from ..routing import resolve_endpoint
 from ..texts import DEFAULT_LIMIT, DEFAULT_MODE, LIMIT_MAX, LIMIT_MIN, MODES, Texts
 from .common import COMMAND_PRIORITY, ChatContext, chat_context
@@ -124,7 +123,7 @@ async def _search(bot: Bot, ctx: ChatContext, chat: str, request: RecallRequest,
         f"{LOG_PREFIX} /recall in {chat}: {len(results)} results "
         f"(mode {request.mode}, semantic {data.get('semantic_status', '-')})"
     )
-    blocks = result_blocks(data, request.query, datetime.now(), t, request.after, request.before)
+    blocks = result_blocks(data, request.query, server_now(data), t, request.after, request.before)
     await send_blocks(bot, blocks, in_group=True, t=t)
 
 
@@ -143,7 +142,8 @@ async def _open(bot: Bot, ctx: ChatContext, chat: str, request: OpenRequest, t: 
         await send_reply(t("open_gone") if gone else result.error)
         return
     logger.info(f"{LOG_PREFIX} /recall --open {request.index} in {chat}")
-    await send_blocks(bot, context_blocks(result.data or {}, request.index, datetime.now(), t), in_group=True, t=t)
+    data = result.data or {}
+    await send_blocks(bot, context_blocks(data, request.index, server_now(data), t), in_group=True, t=t)
 
 
 @recall_cmd.handle()

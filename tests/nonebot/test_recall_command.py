@@ -177,3 +177,25 @@ async def test_similar_command_names_do_not_trigger_recall(app: App, api: FakeRe
         ctx.receive_event(bot, group_message("/recallx 数据库"))
         ctx.receive_event(bot, group_message("recall 数据库"))  # no command start
     assert api.requests == []
+
+
+async def test_today_and_yesterday_follow_the_hermes_profiles_calendar_not_the_bots_clock(
+    app: App, api: FakeRecallApi, bot_factory
+):
+    """The API writes each row's ``when`` and its ``now`` on the Hermes profile's calendar (Hermes'
+    ``timezone``, e.g. Beijing on a UTC server); the bot says 今天 / 昨天 by that ``now``, so a
+    row from 06:50 Beijing time is "today" at 07:00 Beijing whatever zone the bot's own clock is in."""
+    from tests.nonebot.nb_helpers import recorded
+
+    body = recorded("search_chat")["body"]
+    first, second, *rest = body["results"]
+    api.route("POST", "/search", json_body={**body, "now": "2031-03-04 07:00", "results": [
+        {**first, "when": "2031-03-04 06:50"}, {**second, "when": "2031-03-03 23:59"}, *rest]})
+    event = group_message("/recall 数据库 迁移")
+    reply = Captured()
+    async with app.test_matcher() as ctx:
+        bot = bot_factory(ctx)
+        ctx.receive_event(bot, event)
+        ctx.should_call_send(event, reply, result={"message_id": 1})
+
+    assert "今天 06:50" in reply.text and "昨天 23:59" in reply.text, reply.text
