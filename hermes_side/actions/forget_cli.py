@@ -74,9 +74,9 @@ def render_log(rows: list[dict[str, Any]], zone: tzinfo | None = None) -> str:
     return "\n".join(out)
 
 
-def _plan(args: argparse.Namespace) -> forget.Plan:
+def _plan(args: argparse.Namespace, zone: tzinfo | None) -> forget.Plan:
     home = current_profile().home
-    now, zone = time.time(), clock.zone(home)
+    now = time.time()
     after, before = parse_time(args.after, "after", now, zone), parse_time(args.before, "before", now, zone)
     if after is not None and before is not None and after >= before:
         raise RequestError("--after must be earlier than --before")
@@ -101,15 +101,16 @@ def _plan(args: argparse.Namespace) -> forget.Plan:
 
 def run_forget(args: argparse.Namespace) -> None:
     home = current_profile().home
+    zone = clock.zone(home)  # dates read and times shown on the profile's calendar
     try:
         if args.log:
             rows = forgotten.audit_log(home)
-            print(json.dumps(rows, ensure_ascii=False, indent=2) if args.json else render_log(rows, clock.zone(home)))
+            print(json.dumps(rows, ensure_ascii=False, indent=2) if args.json else render_log(rows, zone))
             return
-        plan = _plan(args)
+        plan = _plan(args, zone)
         result = (forget.apply(home, plan, actor=f"operator:{getpass.getuser()}", surface="cli")
                   if args.apply else forget.dry_run(plan))
     except (RequestError, SearchError, hermes_db.Unavailable) as exc:
         print(f"error: {exc}{'; ' + exc.recovery if hasattr(exc, 'recovery') else ''}", file=sys.stderr)
         sys.exit(1 if exc.code in ("unavailable", "busy") else 2)  # the work failed, or the request was wrong
-    print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else render(result, clock.zone(home)))
+    print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else render(result, zone))
