@@ -149,6 +149,7 @@ def handle_search(args: dict[str, Any], **kwargs: Any) -> str:
 
 
 def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
+    operator = False
     try:
         if not isinstance(args, dict):
             return _error("arguments must be a JSON object", "bad_request")
@@ -167,13 +168,16 @@ def handle_move(args: dict[str, Any], **kwargs: Any) -> str:
         # agent anyone in the group can talk to must not be able to walk the chat elsewhere.
         if engine.scope_map().origin(session_id, **_turn_hints()).chat:
             return _error(ADMIN_ONLY, "admin_only")
+        operator = True  # past the check: a failure from here on may name the folder it concerns
         finish_interrupted(home)  # a move killed half-way is finished before the next one
         result = move_sessions(home, [session_id], project_id.strip())
         engine.scopes.invalidate()
         return _json(result)
     except RecallError as exc:
-        # Only operator sessions get here, so the folder a failure concerns may be named.
-        return _error(f"{exc}: {exc.detail}" if exc.detail else str(exc), exc.code)
+        # Before the check (an unreadable projects.db fails the scope map) it may be a chat's
+        # session: the sentence only, which names the file and never a path.
+        detailed = operator and exc.detail
+        return _error(f"{exc}: {exc.detail}" if detailed else str(exc), exc.code)
     except Exception as exc:
         log.exception("project_session_move failed")
         return _error(f"move failed: {type(exc).__name__}", "internal")

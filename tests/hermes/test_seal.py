@@ -308,6 +308,9 @@ class TestFailClosed:
             assert leaked(raw) == [] and str(w.home) not in raw
         moved = call_tool("project_session_move", {"project_id": "beta"}, w.cur_alpha)
         assert moved["code"] == "unavailable" and w.db.get_session(w.cur_alpha)["cwd"] == str(w.a)
+        # A group's agent asking to move fails before it is known to be a chat's: no server path.
+        raw = call_tool_raw("project_session_move", {"project_id": "beta"}, G111)
+        assert json.loads(raw)["code"] == "unavailable" and "projects.db" in raw and str(w.home) not in raw, raw
 
         path.write_bytes(good)
         out, raw = search(G111)
