@@ -35,7 +35,9 @@ SEARCH_SCHEMA: dict[str, Any] = {
         "type": "object",
         "properties": {
             "query": {"type": "string",
-                      "description": "Search query. Keywords, phrases, or natural language."},
+                      "description": ("Search query. Keywords, phrases, or natural language. A day it "
+                                      "names ('yesterday', 'last week', '5月3日', '昨天') finds what was "
+                                      "said then, on the user's calendar.")},
             "mode": {
                 "type": "string", "enum": ["hybrid", "keyword", "semantic"], "default": "hybrid",
                 "description": (

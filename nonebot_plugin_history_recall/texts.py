@@ -103,7 +103,8 @@ ZH: dict[str, str] = {
     "help_limit": "  --limit N  显示几段对话（{low}-{high}，默认 {count}）",
     "help_dates": "  --after 7d / --before 2026-11-01  只看这之后 / 之前的消息（日期，或 24h、7d、2w、3m）",
     "help_open": "{recall} --open N — 展开本群上一次检索的第 N 条，看它前后的几轮对话",
-    "help_example": "例：{recall} 上次数据库迁移怎么定的 --after 30d",
+    "help_example": "例：{recall} 上次数据库迁移怎么定的 --after 30d；"
+                    "{recall} 昨天我们聊了什么（昨天、上周、5月3日：先看那时的对话）",
     "help_forget": "{forget} [--after 7d] [--before 日期] [--result N] — 让检索忘记你在本群说过的话（会先确认）",
     "help_optout": "{optout} / {optin} — 你以后的发言不进入 / 重新进入检索",
     "help_cooldown": "每人两次检索之间要隔 {seconds} 秒。",

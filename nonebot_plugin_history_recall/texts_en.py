@@ -48,7 +48,8 @@ EN: dict[str, str] = {
     "help_limit": "  --limit N  how many conversations ({low}-{high}, default {count})",
     "help_dates": "  --after 7d / --before 2026-11-01  only messages after / before this (a date, or 24h, 7d, 2w, 3m)",
     "help_open": "{recall} --open N — open result N of this group's last search, with the turns around it",
-    "help_example": "e.g. {recall} how did we plan the database migration --after 30d",
+    "help_example": "e.g. {recall} how did we plan the database migration --after 30d; {recall} what did we "
+                    "talk about yesterday (yesterday, last week, May 3rd: that day's conversations first)",
     "help_forget": "{forget} [--after 7d] [--before date] [--result N] — take your own words in this group out of "
                    "recall (asks first)",
     "help_optout": "{optout} / {optin} — keep your future words out of recall / let them count again",

@@ -11,7 +11,8 @@ more often than our message-level ranking (issue 18). So conversations are ranke
    (rarity counted in conversations, ``ln((C + 1) / (df + 1))``), from the messages keyword search
    scored; weighted like its keyword list (``relevance.keyword_list_weight``);
 3. ``in_period``: when the query names a date or a month ("on 7 July, 2023", "in May 2023",
-   "2023年7月"), or a day without its year ("5月2日", "on May 2nd": that day of any year), the
+   "2023年7月"), or a day without its year ("5月2日", "on May 2nd": that day of any year), or a
+   day, week or month counted back from when it is asked ("昨天", "上周", "last week"), the
    conversations whose best message lies in it — which then lead (``RANKING.named_time_leads``,
    ``results.group_by_conversation``'s ``first``);
 4. ``passage_order`` (semantic and hybrid): their best run of a few consecutive turns by meaning
@@ -21,7 +22,7 @@ more often than our message-level ranking (issue 18). So conversations are ranke
 Measured on LoCoMo dev, English, conversation hit@1 / @5: best messages alone 0.687 / 0.913;
 + lexical 0.712 / 0.922; + period 0.750 / 0.947 (benchmarks/README.md, "Conversation ranking");
 + passages: benchmarks/README.md, "Issue 26: the conversation's best passage".
-Pure: hits, documents, timestamps and the time zone come in as data. A named day is a day of the
+Pure: hits, documents, timestamps, the time zone and the time of asking come in as data. A named day is a day of the
 profile's calendar (``host/clock.py``: Hermes' ``timezone``, else the machine's), the one rows show
 their time in and ``after``/``before`` dates are read in — "5月3日" at 00:30 in Beijing is 3 May,
 not 2 May as in UTC.
@@ -170,6 +171,9 @@ class NamedTime:
     span: tuple[float, float] | None = None
     day: tuple[int, int] | None = None  # (month, day)
     zone: tzinfo | None = None
+    # The words that name a time counted back from now ("昨天", "last week"; named_relative): where
+    # that time holds the scope's turns they are read as the time, not searched (question.ask).
+    said: str = ""
 
     def holds(self, ts: float) -> bool:
         if self.span is not None:
@@ -197,15 +201,115 @@ class NamedTime:
         return out
 
 
-def named_time(text: str, zone: tzinfo | None = None) -> NamedTime | None:
+# Days counted back from today, as a chat says them. A week starts on Monday (GB/T 7408, ISO 8601);
+# a weekend is its Saturday and Sunday. "最近" / "recently" / "前几天" name no span and are left to
+# the words: MemoryBank's "最近" questions ask about days a week and more before.
+_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+          "ten": 10}
+_WEEKDAY_CJK = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Chinese has no spaces, so a time word can be the tail of one word and the head of the next:
+# 以前天天 (以前 + 天天), 目前天气, 如今天气, 马上周末, 早上周会, 这周围, 这个月饼. Each pattern
+# refuses the neighbours that make such a pair.
+_CJK_DAY_WORDS = ((re.compile(r"大前天"), 3), (re.compile(r"(?<![以之提目面眼从事])前天"), 2),
+                  (re.compile(r"昨[天日晚儿]"), 1), (re.compile(r"(?<![如至])今[天日晚早儿]"), 0))
+_CJK_DAYS_AGO = re.compile(r"(\d{1,3}|[一两二三四五六七八九十]{1,3})\s*天(?:以)?前")
+_CJK_WEEK = re.compile(r"(?<![马早晚楼路身头手桌线网班墙台])(上上|上|这|本)\s*个?\s*"
+                       r"(?:周(?![围边年期到转全])|星期|礼拜)([一二三四五六日天末])?")
+_CJK_MONTH = re.compile(r"(?<![登爬飞奔])(上|这|本)\s*个?\s*月(?![\d一二三四五六七八九十饼亮光球台色])")
+_EN_DAYS_AGO = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten) days? ago\b", re.IGNORECASE)
+_EN_DAY_WORDS = ((re.compile(r"\bthe day before yesterday\b", re.IGNORECASE), 2),
+                 (re.compile(r"\b(?:yesterday|last night)\b", re.IGNORECASE), 1),
+                 (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.IGNORECASE), 0))
+_EN_WEEK = re.compile(r"\b(last|this) (week(?:end)?|month)\b", re.IGNORECASE)
+_EN_LAST_WEEKDAY = re.compile(rf"\blast ({'|'.join(_WEEKDAYS)})\b", re.IGNORECASE)
+
+
+def named_relative(text: str, now: float, zone: tzinfo | None = None) -> NamedTime | None:
+    """The span a query names counting back from ``now`` (epoch seconds) on the calendar of ``zone``
+    (None: the machine's local time), with the words that name it (``NamedTime.said``): a day
+    ("昨天", "前天", "3天前", "yesterday", "two days ago", "上周三", "last Monday"), a week or its
+    weekend ("上周", "这周末", "last week") or a month ("上个月", "this month"); None when it names
+    none. "last Monday" is the latest Monday before today; "上周三" the Wednesday of the week before
+    this one."""
+    today = local(now, zone)
+    if today is None:
+        return None
+    today = today.date()
+
+    def days(first: date, count: int, said: str) -> NamedTime:
+        return NamedTime(span=(midnight(first, zone), midnight(first + timedelta(days=count), zone)), zone=zone,
+                         said=said)
+
+    if found := _relative_day(text, today):
+        return days(found[0], 1, found[1])
+    if (m := _CJK_WEEK.search(text)) or (m := _EN_WEEK.search(text)):
+        which, what = m.group(1).lower(), (m.group(2) or "").lower()
+        if what == "month":
+            return _month(today, -1 if which == "last" else 0, zone, m.group(0))
+        monday = today - timedelta(days=today.weekday())
+        monday -= timedelta(weeks={"上上": 2, "上": 1, "last": 1}.get(which, 0))
+        if what in ("末", "weekend"):
+            return days(monday + timedelta(days=5), 2, m.group(0))
+        if what in _WEEKDAY_CJK:
+            return days(monday + timedelta(days=_WEEKDAY_CJK[what]), 1, m.group(0))
+        return days(monday, 7, m.group(0))
+    if m := _CJK_MONTH.search(text):
+        return _month(today, -1 if m.group(1) == "上" else 0, zone, m.group(0))
+    return None
+
+
+def _relative_day(text: str, today: date) -> tuple[date, str] | None:
+    """The one day ``text`` names counting back from ``today``, with the words that name it; or None."""
+    for pattern, back in _CJK_DAY_WORDS:
+        if m := pattern.search(text):
+            return today - timedelta(days=back), m.group(0)
+    for pattern in (_CJK_DAYS_AGO, _EN_DAYS_AGO):
+        if (m := pattern.search(text)) and (count := _count(m.group(1).lower())) is not None:
+            return today - timedelta(days=count), m.group(0)
+    for pattern, back in _EN_DAY_WORDS:
+        if m := pattern.search(text):
+            return today - timedelta(days=back), m.group(0)
+    if m := _EN_LAST_WEEKDAY.search(text):
+        back = (today.weekday() - _WEEKDAYS.index(m.group(1).lower())) % 7 or 7
+        return today - timedelta(days=back), m.group(0)
+    return None
+
+
+def _count(word: str) -> int | None:
+    """"3", "three", "三", "两", "十五", "二十" as a number; None for what is none ("十十")."""
+    if word.isdigit():
+        return int(word)
+    if word in _WORDS:
+        return _WORDS[word]
+    tens, ten, ones = word.partition("十")
+    if not ten:
+        return _DIGITS.get(word)
+    high = _DIGITS.get(tens) if tens else 1
+    low = _DIGITS.get(ones) if ones else 0
+    return None if high is None or low is None else high * 10 + low
+
+
+def _month(today: date, shift: int, zone: tzinfo | None, said: str) -> NamedTime:
+    """The month ``shift`` months from ``today``'s (-1: the one before)."""
+    start = date(today.year, today.month, 1)
+    if shift < 0:
+        start = date(start.year - (start.month == 1), (start.month - 2) % 12 + 1, 1)
+    end = date(start.year + (start.month == 12), start.month % 12 + 1, 1)
+    return NamedTime(span=(midnight(start, zone), midnight(end, zone)), zone=zone, said=said)
+
+
+def named_time(text: str, zone: tzinfo | None = None, now: float | None = None) -> NamedTime | None:
     """The time a query names (:func:`named_period`, else :func:`named_day` — a day without its
-    year matches that day in every year of the scope, ``RANKING.day_without_year``) in ``zone``
-    (the profile's calendar, ``host/clock.py``; None: the machine's local time), or None."""
+    year matches that day in every year of the scope, ``RANKING.day_without_year`` — else, given
+    the time it is asked, ``now``, :func:`named_relative`: "昨天", "last week") in ``zone`` (the
+    profile's calendar, ``host/clock.py``; None: the machine's local time), or None."""
     if span := named_period(text, zone):
         return NamedTime(span=span, zone=zone)
     if RANKING.day_without_year and (day := named_day(text)):
         return NamedTime(day=day, zone=zone)
-    return None
+    return named_relative(text, now, zone) if now is not None else None
 
 
 def in_period(order: Sequence[str], when: Mapping[str, float | None], named: NamedTime) -> list[str]:

@@ -11,7 +11,9 @@ the translations' keyword searches run beside the model instead of before it.
 
 from __future__ import annotations
 
+import re
 import sqlite3
+import time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -62,6 +64,8 @@ class Translation:
         return tuple(c.weak for c in self.concepts) if any(c.weak for c in self.concepts) else ()
 
 
+_WORDY = re.compile(r"[^\W_]")  # a letter, digit or CJK character: something left to search for
+
 # Where a question posed apart from any search is asked (relevance rules on their own): nowhere.
 NOWHERE = Scope(ScopeMap({}, [], {}, {}), None, [])
 
@@ -78,15 +82,13 @@ class Question:
     translate: Callable[[], Translation] = field(default=Translation, repr=False, compare=False)
     members: frozenset[str] = frozenset()  # the words of the chat members' names (keyword.scope_members)
     zone: tzinfo | None = None  # the profile's calendar (host/clock.py; None: the machine's local time)
+    # The day, week or month it names on that calendar (conversations.named_time): "5月3日", "in May
+    # 2023", and counted back from when it is asked, "昨天", "last week".
+    when: NamedTime | None = None
 
     @property
     def mode(self) -> str:
         return self.request.mode
-
-    @cached_property
-    def when(self) -> NamedTime | None:
-        """The day or month the question names, if any, on the profile's calendar (conversations.named_time)."""
-        return named_time(self.query.text, self.zone)
 
     @cached_property
     def translation(self) -> Translation:
@@ -123,13 +125,27 @@ def posed(text: str, mode: str = "hybrid", translation: Translation | None = Non
 
 
 def ask(reader: ProfileReader, request: SearchRequest, query: ParsedQuery, scope: Scope) -> Question:
-    """The question of one search in ``scope``: its rows read once, its translation weighed once."""
+    """The question of one search in ``scope``: its rows read once, its translation weighed once,
+    the time it names read once on the profile's calendar."""
     rows = reader.scope_rows(scope)
     filters = Filters(scope.session_ids, after=request.after, before=request.before)
     members = scope_members(reader.connection(), rows, filters)
+    zone = clock.zone(reader.home)
+    when = named_time(query.full_text or query.text, zone, time.time())
+    if when is not None and when.said and reader.first_turns(filters, when):
+        # "昨天我们聊了什么": the scope talked yesterday, so 昨天 is when, not a word to match — the turn
+        # that said "昨天" three days ago is not about yesterday (nor is "yesterday" → 昨天 translated).
+        query = _unsaid(query, when.said)
     return Question(request, query, scope, rows, filters,
                     lambda: _translation(reader, query, request.mode, filters, rows, members), members,
-                    clock.zone(reader.home))
+                    zone, when)
+
+
+def _unsaid(query: ParsedQuery, said: str) -> ParsedQuery:
+    """``query`` without the words ``said`` (a time it names), or as it is when nothing else is left
+    ("昨天": the day alone finds what was said then, conversations.named_time)."""
+    rest = (query.full_text or query.text).replace(said, " ", 1)
+    return parse_query(rest) if _WORDY.search(rest) else query
 
 
 def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: Filters,

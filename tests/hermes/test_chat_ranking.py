@@ -5,7 +5,7 @@ Hermes home written with Hermes' own SessionDB the way the NoneBot bridge writes
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from fastapi.testclient import TestClient
@@ -292,3 +292,62 @@ def test_a_named_day_is_the_day_the_rows_show_not_the_utc_one(beijing, world, lo
     late = ask(query="路由器", after="2023-05-03", before="2023-05-04")
     assert [row["when"] for row in late] == ["2023-05-03 00:30"], late
     assert ask(query="球赛", before="2023-05-04") == []  # 01:00 on 4 May is not before 4 May
+
+
+@pytest.fixture
+def recent_chat(beijing, world, loaded_plugin):
+    """A direct chat of the last three weeks, on a Beijing calendar (either way Hermes knows it):
+    yesterday's dinner plan; three days ago, a fix "昨天" made; Thursday of last week; and a week
+    before that."""
+    from zoneinfo import ZoneInfo
+
+    beta = world.folder("beta")
+    bindings.set_binding(world.home, DIRECT, world.project("Beta", beta))
+    zone = datetime.now(UTC).astimezone().tzinfo if beijing == "machine" else ZoneInfo("Asia/Shanghai")
+    today = datetime.now(zone).date()
+    monday = today - timedelta(days=today.weekday())
+    days = {"yesterday": today - timedelta(days=1), "three days ago": today - timedelta(days=3),
+            "last week": monday - timedelta(days=4), "the week before": monday - timedelta(days=12)}
+    said = {"yesterday": ("晚上一起去吃火锅吧", "好的，七点老地方见。"),
+            "three days ago": ("昨天的报错我修好了", "部署脚本也改好了。"),
+            "last week": ("周四的评审改到下午", "收到，会议室订好了。"),
+            "the week before": ("上周的周报谁来写", "我来写。")}
+    for n, key in enumerate(sorted(days, key=days.get)):
+        day = days[key]
+        world.session(("user", said[key][0]), ("assistant", said[key][1]), source="api_server",
+                      sid=f"hermes-onebotv11+private+555-g{n}", cwd=beta,
+                      ts=datetime(day.year, day.month, day.day, 12, tzinfo=zone).timestamp())
+    client = TestClient(create_app(world.home, KEY))
+
+    def ask(query: str) -> list[dict]:
+        r = client.post("/search", json={"query": query, "chat": DIRECT, "mode": "keyword", "limit": 5},
+                        headers=AUTH)
+        assert r.status_code == 200, r.text
+        if datetime.now(zone).date() != today:  # midnight passed while the test ran: another yesterday
+            pytest.skip("the day changed during the test")
+        return r.json()["results"]
+
+    return ask, said, days
+
+
+@pytest.mark.parametrize(("query", "day"), [("昨天我们聊了什么？", "yesterday"),
+                                            ("what did we talk about yesterday?", "yesterday"),
+                                            ("上周聊了什么", "last week")])
+def test_a_day_counted_back_from_now_is_the_groups_day(recent_chat, query, day):
+    """"/recall 昨天我们聊了什么" asks for yesterday's conversations on the group's calendar — before,
+    昨天 was a word to match (and "yesterday" its translation), so the turn that *said* 昨天 three days
+    ago came first and yesterday's talk was not shown at all. "上周" is the week before this one,
+    Monday to Sunday."""
+    ask, said, days = recent_chat
+    rows = ask(query)
+    assert rows and rows[0]["snippet"] == said[day][0], json.dumps(rows, ensure_ascii=False, indent=1)
+    assert rows[0]["when"][:10] == days[day].isoformat() and rows[0]["score_source"] == "date", rows[0]
+    assert "昨天的报错" not in rows[0]["snippet"]
+
+
+def test_a_day_counted_back_that_holds_no_talk_leaves_the_words_searched(recent_chat):
+    """Twenty days ago the chat said nothing: "二十天前的报错" is then searched by its words, and the
+    fix of three days ago is what it finds (the time is read as a time only where it holds turns)."""
+    ask, said, _ = recent_chat
+    rows = ask("二十天前的报错")
+    assert rows and "报错" in rows[0]["snippet"] and rows[0]["score_source"] == "keyword", rows

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -16,6 +16,7 @@ from hermes_side.search.conversations import (
     lexical_order,
     named_day,
     named_period,
+    named_relative,
     named_time,
     passage_order,
 )
@@ -109,6 +110,50 @@ def test_a_named_day_is_a_day_of_this_machines_calendar(beijing, query):
     assert named.holds(past_midnight) and not named.holds(evening_before)
     spans = named.spans(evening_before - 400 * 86400, past_midnight)
     assert any(a <= past_midnight <= b for a, b in spans) and not any(a <= evening_before <= b for a, b in spans)
+
+
+BEIJING = timezone(timedelta(hours=8))
+# Asked on Wednesday 9 December 2026 at 00:30 in Beijing: still Tuesday 8 December in UTC.
+ASKED = datetime(2026, 12, 9, 0, 30, tzinfo=BEIJING).timestamp()
+
+
+@pytest.mark.parametrize(("query", "first", "days"), [
+    ("昨天我们聊了什么？", "2026-12-08", 1), ("我们昨晚说的那个 bug", "2026-12-08", 1),
+    ("前天的会议记录", "2026-12-07", 1), ("大前天谁提到了部署", "2026-12-06", 1), ("今天说过的链接", "2026-12-09", 1),
+    ("3天前说的", "2026-12-06", 1), ("两天前的讨论", "2026-12-07", 1), ("十五天前", "2026-11-24", 1),
+    ("上周聊了什么", "2026-11-30", 7), ("上个星期的计划", "2026-11-30", 7), ("上上周", "2026-11-23", 7),
+    ("这周的周会", "2026-12-07", 7), ("上周三说了什么", "2026-12-02", 1), ("上周末去哪了", "2026-12-05", 2),
+    ("上个月的账单", "2026-11-01", 30), ("这个月的计划", "2026-12-01", 31),
+    ("what did we talk about yesterday?", "2026-12-08", 1), ("the day before yesterday", "2026-12-07", 1),
+    ("two days ago", "2026-12-07", 1), ("what was said today", "2026-12-09", 1), ("last week's plan", "2026-11-30", 7),
+    ("this week", "2026-12-07", 7), ("last weekend", "2026-12-05", 2), ("last month", "2026-11-01", 30),
+    ("last Monday", "2026-12-07", 1), ("last Wednesday", "2026-12-02", 1),
+])
+def test_a_day_counted_back_from_now_is_a_day_of_the_profiles_calendar(query, first, days):
+    """"昨天" asked at 00:30 on 9 December in Beijing is Beijing's 8 December (UTC still says the 8th is
+    today); a week starts on Monday; a month is the calendar's month."""
+    named = named_relative(query, ASKED, BEIJING)
+    start, end = named.span
+    assert named.said and named.said in query
+    assert datetime.fromtimestamp(start, BEIJING).strftime("%Y-%m-%d") == first
+    assert datetime.fromtimestamp(start, BEIJING).time() == datetime.min.time()
+    assert round((end - start) / 86400) == days
+    assert named_time(query, BEIJING, ASKED) == named
+
+
+@pytest.mark.parametrize("query", [
+    "以前天天加班", "目前天气不错", "如今天气", "马上周末了", "早上周会说了啥", "这周围有什么好吃的", "这个月饼好吃",
+    "登上月球", "最近聊了什么", "前几天说的", "12个月的计划", "this is the latest week", "yesterdays", "5月",
+])
+def test_words_that_only_look_like_a_time_counted_back_name_none(query):
+    """Chinese has no spaces: 以前天天 is 以前 + 天天, not 前天; 马上周末 is 马上 + 周末, not 上周末.
+    "最近" and "前几天" name no span: what they mean is left to the words."""
+    assert named_relative(query, ASKED, BEIJING) is None
+
+
+def test_a_named_date_wins_over_a_day_counted_back_and_none_is_counted_without_a_now():
+    assert named_time("昨天提到的 5月3日 的会", BEIJING, ASKED).day == (5, 3)
+    assert named_time("昨天我们聊了什么", BEIJING) is None  # a question posed nowhere is asked at no time
 
 
 def test_conversations_held_in_the_period_are_kept_in_order():
