@@ -236,6 +236,19 @@ async def test_a_day_named_brings_that_days_conversation_of_the_groups_project_o
     assert "Tuesday" in reply and "当天的对话" in reply, reply
     assert OTHER_SECRET not in reply and HOME_SECRET not in reply
 
+    # Counted back from now on the Hermes machine's calendar: "今天" / "today" is the day all of it was
+    # said, and the seal is the same — the other group and the operator spoke today as well.
+    await _turn(chain, BOUND,
+                'TOOL:project_history_search {"query": "what did we talk about today?", "mode": "keyword"}')
+    found = json.loads(_results(chain, "project_history_search")[-1])
+    reply = await _ask(chain, BOUND, "/recall 今天我们聊了什么 --mode keyword")
+    if time.strftime("%Y-%m-%d", time.localtime(ts)) != time.strftime("%Y-%m-%d"):
+        pytest.skip("midnight passed since the history was written: 'today' is another day")
+    assert found["results"] and "Tuesday" in json.dumps(found), found
+    assert OTHER_SECRET not in json.dumps(found) and HOME_SECRET not in json.dumps(found), found
+    assert "Tuesday" in reply and "当天的对话" in reply, reply
+    assert OTHER_SECRET not in reply and HOME_SECRET not in reply
+
 
 async def test_session_search_disk_tools_and_memory_are_blocked_in_the_default_config(chain):
     home = chain["home"]
