@@ -401,13 +401,14 @@ class RecallRules(RuleBasedStateMachine):
                                  f"hermes-onebotv11+group+{chat.split(':')[1]}+19999")
             # A question naming the day the turns were said: every conversation held then is a row
             # (ranker.held_then), found by its first turn then, whatever it says. A day of this
-            # machine's calendar, as search reads it (conversations.py).
+            # machine's calendar, as search reads it (conversations.py) — named, or counted back from now.
             today = datetime.now().date()
-            by_day = self.client.post("/search", json={"query": f"weather on {today:%Y-%m-%d}", "chat": chat,
+            day_query = (f"weather on {today:%Y-%m-%d}", "今天我们聊了什么", "what did we say today?")[self.n % 3]
+            by_day = self.client.post("/search", json={"query": day_query, "chat": chat,
                                                        "mode": "keyword", "limit": 5}, headers=AUTH).json()
             if self.model.findable(chat) and all(datetime.fromtimestamp(s.when).date() == today for s in said):
                 assert by_day["results"], f"nothing held today shown in {chat}: {by_day}"
-            tool_day = call_tool_raw("project_history_search", {"query": f"weather on {today:%Y-%m-%d}"},
+            tool_day = call_tool_raw("project_history_search", {"query": day_query},
                                      f"hermes-onebotv11+group+{chat.split(':')[1]}+19999")
             seen = json.dumps(found) + tool + json.dumps(by_day) + tool_day
             for hit in found.get("results", [])[:2]:
