@@ -315,12 +315,18 @@ def render_projects(data: Mapping[str, Any], binding: Mapping[str, Any] | None, 
 
 
 # -- forgetting (/forget, /recall-off, /recall-optout) -----------------------------------------------
-def _day(ts: object) -> str:
+def _day(data: Mapping[str, Any], edge: str) -> str:
+    """The day of the span's ``edge`` ("first" / "last") on the Hermes profile's calendar
+    (``first_when``: "2026-09-01 14:30"); an older server sends only the epoch, read on this clock."""
+    when = data.get(f"{edge}_when")
+    if isinstance(when, str) and len(when) >= 10:
+        return when[:10]
+    ts = data.get(edge)
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d") if isinstance(ts, int | float) else "?"
 
 
 def _counts(data: Mapping[str, Any], own: bool, t: Texts) -> str:
-    first, last = _day(data.get("first")), _day(data.get("last"))
+    first, last = _day(data, "first"), _day(data, "last")
     return t.forget_counts(own, int(data.get("user_turns") or 0), int(data.get("replies") or 0),
                            int(data.get("sessions") or 0), first if first == last else f"{first} – {last}")
 

@@ -384,7 +384,11 @@ def _forget(home: Path, body: dict[str, Any]) -> dict[str, Any]:
     else:
         raise ApiError("'scope' must be 'member', 'session' or 'chat'", "bad_request")
     result = forget.apply(home, plan, actor=_actor(body), surface="api") if body.get("apply") else forget.dry_run(plan)
-    return {"success": True, **result}
+    # The span's first and last turn on the profile's calendar, as a search's rows show their time:
+    # a bot kept in UTC beside a Hermes set to Beijing names the days the group said them.
+    days = {f"{edge}_when": format_when(result[edge], zone) for edge in ("first", "last")
+            if isinstance(result.get(edge), int | float)}
+    return {"success": True, **result, **days}
 
 
 def _error_handlers(app: FastAPI, launch_home: Path) -> None:

@@ -33,7 +33,7 @@ SHELVED = "onebotv11:666"  # bound to a project the operator archived
 
 # Values that differ from one run to the next (random project ids, clock times, the package
 # version): only their type is compared. Everything else must match exactly.
-VOLATILE = {"id", "when", "now", "version", "project_id", "timestamp", "receipt"}
+VOLATILE = {"id", "when", "now", "version", "project_id", "timestamp", "receipt", "first_when", "last_when"}
 # Values that say which Hermes runs (the newer facts /status reports: 0.19 has none, 0.22 all):
 # the recording is made on one line and replayed on every line, so the keys and types are the
 # contract here and each value is checked against what this Hermes offers (test below).

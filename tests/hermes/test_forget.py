@@ -217,6 +217,23 @@ def test_admin_scopes_a_session_and_a_date(chats, capsys):
     assert "marmalade" in _texts(_search(client, G222, "marmalade"))
 
 
+def test_the_span_is_named_on_the_profiles_calendar(chats, monkeypatch):
+    """The answer names the span's first and last turn as rows show their time: on the profile's
+    calendar (Hermes' HERMES_TIMEZONE here), so a bot kept in UTC tells a Beijing group its days."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    try:
+        beijing = ZoneInfo("Asia/Shanghai")
+    except Exception:  # noqa: BLE001 — a machine without a tz database cannot name the zone
+        pytest.skip("no tz database on this machine")
+    _, client = chats
+    monkeypatch.setenv("HERMES_TIMEZONE", "Asia/Shanghai")
+    dry = _forget(client, scope="session", session_id=S3)
+    for edge in ("first", "last"):
+        assert dry[f"{edge}_when"] == datetime.fromtimestamp(dry[edge], beijing).strftime("%Y-%m-%d %H:%M"), dry
+
+
 def test_opt_out_keeps_future_turns_out_and_recall_off_is_reversible(chats):
     from hermes_side.embedding import build_index, load_settings
     from tests.hermes.world import call_tool

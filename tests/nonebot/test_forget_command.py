@@ -142,3 +142,27 @@ async def test_optout_in_a_shared_group_is_refused_with_what_an_admin_can_do(app
     api.replay("optout_not_attributable", path=f"/chats/{CHAT}/members/{USER_ID}/optout")
     text = await _reply(app, bot_factory, group_message("/recall-optout"))
     assert "分不出哪句话是谁说的" in text and "/recall-off" in text and "不会再进入检索" not in text
+
+
+def test_the_preview_names_the_days_on_the_hermes_profiles_calendar(monkeypatch):
+    """A bot kept in UTC beside a Hermes set to Beijing: the turns were said at 01:00 on 10 October in
+    Beijing (17:00 UTC on the 9th); the preview names the group's day, as the API writes it
+    (``first_when``). An older server sends only the epoch: read on the bot's own clock."""
+    import time
+
+    from nonebot_plugin_history_recall import render
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        member = recorded("forget_member_dry_run")["body"]
+        said = 1760029200.0  # 2025-10-09 17:00 UTC
+        answer = {**member, "first": said, "last": said + 60,
+                  "first_when": "2025-10-10 01:00", "last_when": "2025-10-10 01:01"}
+        assert "2025-10-10" in render.forget_preview(answer, True, 60)
+        assert "2025-10-09" not in render.forget_preview(answer, True, 60)
+        older = {k: v for k, v in answer.items() if not k.endswith("_when")}
+        assert "2025-10-09" in render.forget_preview(older, True, 60)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
