@@ -140,6 +140,8 @@ def result_blocks(data: Mapping[str, Any], query: str, now: datetime, t: Texts =
     note_key = _SEMANTIC_NOTES.get(str(data.get("semantic_status") or ""))
     note = f"\n{t(note_key)}" if note_key and data.get("mode", DEFAULT_MODE) != "keyword" else ""
     if not results:
+        if isinstance(held := data.get("held_then"), int) and held > 0:  # "/recall 上个月" in a busy group
+            return [t("held_then_too_many", project=name, query=echo, count=held)]
         return [t.no_results(name, echo, after, before) + note]
     # Only medium and high rows are "related"; weak ones are counted apart, never as related.
     weak = sum(1 for r in results if _level(r) == "low" and not _held_that_day(r))

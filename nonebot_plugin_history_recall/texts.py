@@ -83,6 +83,8 @@ ZH: dict[str, str] = {
                   "换个说法试试，或用 --mode keyword 只按关键词检索。",
     "no_results_dated": "🔍 在 {dates} 的范围里，项目「{project}」没有与“{query}”相关的对话。"
                         "放宽或去掉这个日期条件再试。",
+    "held_then_too_many": "🔍 “{query}”说的那段时间，项目「{project}」有 {count} 段对话，一次显示不完。"
+                          "加上聊的是什么（例如“{query} 部署”），或把时间说得更具体（例如 上周三、5月3日）。",
     "results": "📚 项目「{project}」里与“{query}”相关的对话有 {related} 段。",
     "results_weak": "📚 项目「{project}」里与“{query}”相关的对话有 {related} 段，另有 {weak} 段弱相关。",
     "results_weak_only": "🔍 项目「{project}」里没有与“{query}”明显相关的对话，下面 {weak} 段只是弱相关。",

@@ -23,6 +23,9 @@ EN: dict[str, str] = {
     "cooldown": "⏳ Searching too often: try again in {seconds} s.",
     "usage": "⚠️ I did not understand that. Usage: {recall} <question> [--mode {modes}] [--limit {low}-{high}] "
              "[--after 7d] [--before 2026-11-01], or {recall} --open N",
+    "held_then_too_many": "🔍 Project \"{project}\" held {count} conversations in the time \"{query}\" names, more "
+                          "than one answer shows. Add what it was about (e.g. \"{query} deploy\"), or name a "
+                          "shorter time (e.g. last Wednesday, May 3rd).",
     "no_results": "🔍 Nothing in project \"{project}\" about \"{query}\". Try other words, or --mode keyword for "
                   "exact words only.",
     "no_results_dated": "🔍 Nothing in project \"{project}\" about \"{query}\" within {dates}. Widen or drop the "

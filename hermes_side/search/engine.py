@@ -161,6 +161,12 @@ class SearchEngine:
             }
         if not rows:
             out["message"] = "No matching messages in this project"
+            if question.when and question.query.empty:  # the time was all it asked, and held too many
+                held = len(self.reader.first_turns(question.filters, question.when))
+                if held:
+                    out["held_then"] = held
+                    out["message"] = (f"{held} conversations were held in the time the query names, more than the "
+                                      f"{question.request.limit} rows: say what it was about, or name a shorter time")
         return out
 
     def _rows(self, best: list[Any], verdicts: ranker.Verdicts, ranking: ranker.Ranking,

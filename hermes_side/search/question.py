@@ -11,7 +11,6 @@ the translations' keyword searches run beside the model instead of before it.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import time
 from array import array
@@ -63,8 +62,6 @@ class Translation:
         """Each word's weak translations, or () when no word has any (relevance.translated_coverage)."""
         return tuple(c.weak for c in self.concepts) if any(c.weak for c in self.concepts) else ()
 
-
-_WORDY = re.compile(r"[^\W_]")  # a letter, digit or CJK character: something left to search for
 
 # Where a question posed apart from any search is asked (relevance rules on their own): nowhere.
 NOWHERE = Scope(ScopeMap({}, [], {}, {}), None, [])
@@ -142,10 +139,9 @@ def ask(reader: ProfileReader, request: SearchRequest, query: ParsedQuery, scope
 
 
 def _unsaid(query: ParsedQuery, said: str) -> ParsedQuery:
-    """``query`` without the words ``said`` (a time it names), or as it is when nothing else is left
-    ("昨天": the day alone finds what was said then, conversations.named_time)."""
-    rest = (query.full_text or query.text).replace(said, " ", 1)
-    return parse_query(rest) if _WORDY.search(rest) else query
+    """``query`` without the words ``said`` (a time it names) — empty when nothing else is left
+    ("/recall 昨天": the time alone brings what was said then, ranker.held_then)."""
+    return parse_query((query.full_text or query.text).replace(said, " ", 1))
 
 
 def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: Filters,

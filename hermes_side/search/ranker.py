@@ -146,11 +146,14 @@ def gather(reader: ProfileReader, question: Question) -> Candidates:
     and the semantic list. The model and the vector scan run outside the GIL, so the semantic side
     runs beside both keyword searches."""
     mode, pq, scope = question.mode, question.query, question.scope
+    # "/recall 昨天": the time is all it asks (question.ask took its words out), and a model's
+    # neighbours of nothing are noise; the conversations held then are the answer (held_then).
+    meaning = mode in ("semantic", "hybrid") and not (pq.empty and question.when)
     outcome: SemanticOutcome | None = None
     pending: Future[SemanticOutcome] | None = None
     early: str | None = None  # the semantic query, when known before the keyword search
     plan: FtsPlan | None = None  # the keyword search's plan, when made for the early start
-    if mode in ("semantic", "hybrid"):
+    if meaning:
         # In a big scope the scope's statistics name the common words the semantic query leaves
         # out before the keyword search runs: the model passes and the vector scan (outside the
         # GIL) then run beside it instead of after it.
@@ -161,7 +164,7 @@ def gather(reader: ProfileReader, question: Question) -> Candidates:
     keyword = keyword_search(reader.connection(), pq, question.filters, question.rows, limit=RANKING.candidates,
                              plan=plan, members=question.members)
     kw: list[Hit] = keyword.hits if mode in ("keyword", "hybrid") else []
-    if mode in ("semantic", "hybrid"):
+    if meaning:
         text = semantic_text(pq.text, keyword.common_words)
         if pending is not None and text != early:  # the keyword side fell back to a scan: redo
             pending.cancel()

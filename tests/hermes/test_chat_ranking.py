@@ -319,13 +319,13 @@ def recent_chat(beijing, world, loaded_plugin):
                       ts=datetime(day.year, day.month, day.day, 12, tzinfo=zone).timestamp())
     client = TestClient(create_app(world.home, KEY))
 
-    def ask(query: str) -> list[dict]:
-        r = client.post("/search", json={"query": query, "chat": DIRECT, "mode": "keyword", "limit": 5},
+    def ask(query: str, mode: str = "keyword", limit: int = 5, whole: bool = False) -> list[dict] | dict:
+        r = client.post("/search", json={"query": query, "chat": DIRECT, "mode": mode, "limit": limit},
                         headers=AUTH)
         assert r.status_code == 200, r.text
         if datetime.now(zone).date() != today:  # midnight passed while the test ran: another yesterday
             pytest.skip("the day changed during the test")
-        return r.json()["results"]
+        return r.json() if whole else r.json()["results"]
 
     return ask, said, days
 
@@ -351,3 +351,38 @@ def test_a_day_counted_back_that_holds_no_talk_leaves_the_words_searched(recent_
     ask, said, _ = recent_chat
     rows = ask("二十天前的报错")
     assert rows and "报错" in rows[0]["snippet"] and rows[0]["score_source"] == "keyword", rows
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid", "semantic"])
+@pytest.mark.parametrize("query", ["昨天", "yesterday?"])
+def test_a_time_alone_brings_the_conversations_held_then_and_nothing_else(recent_chat, world, mode, query):
+    """"/recall 昨天": the time is all it asks. Yesterday's conversation is the answer, shown by how
+    it opened — not the turn that says 昨天, nor (hybrid, semantic) the model's neighbours of an
+    empty question, which were every other conversation of the chat."""
+    ask, said, days = recent_chat
+    drop_indexes()
+    try:
+        if mode != "keyword":
+            assert build_index(world.home, load_settings(world.home)).status == "done"
+        rows = ask(query, mode=mode)
+    finally:
+        drop_indexes()
+    assert [(row["snippet"], row["score_source"]) for row in rows] == [(said["yesterday"][0], "date")], rows
+
+
+def test_a_time_alone_that_holds_more_than_the_rows_says_how_many(recent_chat):
+    """"上周" held more conversations than one row shows: the answer names none of them in
+    particular — it says how many, so the bot can ask for a topic or a shorter time."""
+    ask, said, days = recent_chat
+    held = [day for day in days.values() if day in _last_week(days["yesterday"] + timedelta(days=1))]
+    answer = ask("上周", limit=1, whole=True)
+    if len(held) > 1:
+        assert answer["results"] == [] and answer["held_then"] == len(held), answer
+        assert "shorter time" in answer["message"]
+    else:
+        assert len(answer["results"]) == 1 and "held_then" not in answer, answer
+
+
+def _last_week(today):
+    monday = today - timedelta(days=today.weekday())
+    return {monday - timedelta(days=n) for n in range(1, 8)}

@@ -69,6 +69,8 @@ def every_reply(language: str = "zh") -> dict[str, str]:
         "no_results": render.join_blocks(render.result_blocks({**search, "results": []}, query, NOW, t)),
         "no_results_dated": render.join_blocks(render.result_blocks({**search, "results": []}, query, NOW, t,
                                                                     before="2020-01-01")),
+        "held_then_too_many": render.join_blocks(render.result_blocks(
+            {**search, "results": [], "held_then": 23}, "上个月" if language == "zh" else "last month", NOW, t)),
         "context": render.join_blocks(render.context_blocks(recorded("context")["body"], 1, NOW, t)),
         "status": render.render_status(False, (health, ""), (status, ""), (binding, ""), t),
         "status_down": render.render_status(True, (None, _admin_text(admin["unreachable"], t)), (None, ""), None, t),
@@ -216,3 +218,11 @@ def test_a_malformed_list_setting_is_corrected_with_the_operators_own_words(none
     (warning,) = [line for line in lines if "HISTORY_RECALL_MOVE_ALIASES" in line]
     assert f"HISTORY_RECALL_MOVE_ALIASES='{json.dumps(['关联', 'link'], ensure_ascii=False)}'" in warning
     assert "onebotv11" not in warning and "10001" not in warning  # no made-up id to paste
+
+
+def test_a_time_that_held_too_many_conversations_asks_for_a_topic_or_a_shorter_time(nonebug_init):
+    """"/recall 上个月" in a busy group: not "nothing about 上个月" — it says how many there were and
+    what to add."""
+    zh, en = every_reply("zh")["held_then_too_many"], every_reply("en")["held_then_too_many"]
+    assert "23 段对话" in zh and "上周三" in zh and "没有检索到" not in zh, zh
+    assert "23 conversations" in en and "Nothing" not in en, en
