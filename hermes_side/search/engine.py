@@ -20,7 +20,7 @@ from ..stores import hermes_db
 from . import quoted, ranker
 from .answers import asks, reply_to
 from .conversations import in_period
-from .query import ParsedQuery, QueryError, parse_query
+from .query import QueryError
 from .question import Question, ask
 from .reader import MAX_CONCURRENT, ProfileReader, Scope, ScopeMessageIds, SearchError, public_place, reader_for
 from .records import RankedHit
@@ -81,7 +81,7 @@ class SearchEngine:
             scope = self.scope_for(project=project, session_id=session_id)
             if scope.place is None:
                 return []
-            question = ask(self.reader, SearchRequest(query=query, mode=mode), parse_query(query), scope)
+            question = ask(self.reader, SearchRequest(query=query, mode=mode), scope)
             return ranker.rank(self.reader, question).hits[:RANKING.candidates if limit is None else limit]
 
     # -- the tool's result -----------------------------------------------------------------------
@@ -91,17 +91,16 @@ class SearchEngine:
         """The tool's result object (seed §4.5), in ``scope`` when the surface resolved it already,
         else in the one ``project``/``chat``/``session_id`` names. Raises ``SearchError`` for caller
         mistakes, a refused chat (``chat_unbound``) and unreadable stores (``unavailable``)."""
-        try:
-            pq = parse_query(req.query)
-        except QueryError as exc:
-            raise SearchError(str(exc), exc.code) from None
         with self.reader.leased():
             if scope is None:
                 scope = self.scope_for(project=project, session_id=session_id, chat=chat,
                                        session_key=session_key, platform=platform)
-            return quoted.mark(self._search(req, pq, scope), scope.smap)  # recalled text is data
+            try:
+                return quoted.mark(self._search(req, scope), scope.smap)  # recalled text is data
+            except QueryError as exc:  # a text no search can take (too long): the caller's mistake
+                raise SearchError(str(exc), exc.code) from None
 
-    def _search(self, req: SearchRequest, pq: ParsedQuery, scope: Scope) -> dict[str, Any]:
+    def _search(self, req: SearchRequest, scope: Scope) -> dict[str, Any]:
         smap, place, ids = scope.smap, scope.place, scope.session_ids
         if place is None:
             return {"success": True, "mode": req.mode, "project": {"kind": "home"}, "results": [],
@@ -111,7 +110,7 @@ class SearchEngine:
         if not ids:
             return {**base, "results": [], "message": NO_OTHERS if scope.current else "No sessions in this project",
                     "sessions_in_scope": in_scope}
-        question = ask(self.reader, req, pq, scope)
+        question = ask(self.reader, req, scope)
         ranking = ranker.rank(self.reader, question)
         texts = ranking.texts
         texts |= self.reader.messages([h.message_id for h in ranking.hits if h.message_id not in texts])
@@ -128,7 +127,7 @@ class SearchEngine:
             if RANKING.held_then_unfound:  # and those held then that nothing found, after them
                 # Labelled apart from the rows' order (_rows: their verdict is their own), so a row
                 # the day alone brought never pulls the label of a related row under it down.
-                unfound = ranker.held_then(self.reader, question, ranking, named, order)
+                unfound = ranker.held_then(self.reader, question, ranking, order)
                 relevant = [*relevant, *(hit for hit, _ in unfound)]
                 held_then += [smap.root_of.get(h.session_id, h.session_id) for h, _ in unfound]
                 opening = {hit.message_id: after for hit, after in unfound}
@@ -162,7 +161,7 @@ class SearchEngine:
         if not rows:
             out["message"] = "No matching messages in this project"
             if question.when and question.query.empty:  # the time was all it asked, and held too many
-                held = len(self.reader.first_turns(question.filters, question.when))
+                held = len({question.scope.root(session) for session in question.held})
                 if held:
                     out["held_then"] = held
                     out["message"] = (f"{held} conversations were held in the time the query names, more than the "

@@ -186,11 +186,16 @@ def _strip_zh_stopwords(run: str) -> list[str]:
     return [p for p in _ZH_STOP.split(run) if p]
 
 
-def parse_query(raw: str) -> ParsedQuery:
+def check_length(raw: str) -> str:
+    """``raw``, or ``QueryError`` when it is longer than a query may be."""
     if len(raw) > MAX_QUERY_CHARS:
         raise QueryError(f"query is too long ({len(raw)} characters; the limit is {MAX_QUERY_CHARS})",
                          code="query_too_long")
-    text = clean_text(raw)
+    return raw
+
+
+def parse_query(raw: str) -> ParsedQuery:
+    text = clean_text(check_length(raw))
     words: list[str] = []
     for token in _WORD.findall(_CJK_RUN.sub(" ", text)):
         word = fold(token)

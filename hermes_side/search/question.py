@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from functools import cached_property
@@ -23,7 +23,7 @@ from ..host import clock
 from ..scope.scope_map import ScopeMap
 from .conversations import NamedTime, named_time
 from .keyword import Filters, KeywordResult, ScopeMemo, ScopeRows, keyword_search, scope_members, scope_stats
-from .query import ParsedQuery, parse_query
+from .query import ParsedQuery, check_length, clean_text, parse_query
 from .reader import ProfileReader, Scope
 from .relevance import script_of
 from .request import SearchRequest
@@ -82,6 +82,7 @@ class Question:
     # The day, week or month it names on that calendar (conversations.named_time): "5月3日", "in May
     # 2023", and counted back from when it is asked, "昨天", "last week".
     when: NamedTime | None = None
+    held: Mapping[str, list[int]] = field(default_factory=dict)  # session → its first turns held then
 
     @property
     def mode(self) -> str:
@@ -121,27 +122,24 @@ def posed(text: str, mode: str = "hybrid", translation: Translation | None = Non
     return Question(SearchRequest(query=text, mode=mode), parse_query(text), translate=lambda: translated)
 
 
-def ask(reader: ProfileReader, request: SearchRequest, query: ParsedQuery, scope: Scope) -> Question:
+def ask(reader: ProfileReader, request: SearchRequest, scope: Scope) -> Question:
     """The question of one search in ``scope``: its rows read once, its translation weighed once,
-    the time it names read once on the profile's calendar."""
+    the time it names and the turns held then read once — and its text parsed once, without the
+    words that count a time back where that time holds the scope's turns (conversations.named_time:
+    "昨天我们聊了什么" is not about the turn that said 昨天 three days ago, nor is "yesterday" to be
+    translated). Raises ``QueryError`` for a text that cannot be searched."""
     rows = reader.scope_rows(scope)
     filters = Filters(scope.session_ids, after=request.after, before=request.before)
     members = scope_members(reader.connection(), rows, filters)
     zone = clock.zone(reader.home)
-    when = named_time(query.full_text or query.text, zone, time.time())
-    if when is not None and when.said and reader.first_turns(filters, when):
-        # "昨天我们聊了什么": the scope talked yesterday, so 昨天 is when, not a word to match — the turn
-        # that said "昨天" three days ago is not about yesterday (nor is "yesterday" → 昨天 translated).
-        query = _unsaid(query, when.said)
+    text = clean_text(check_length(request.query))
+    when = named_time(text, zone, time.time())
+    # Each session's first turns held then (ranker.held_then shows them), under every read-time rule.
+    held = reader.first_turns(filters, when, RANKING.more_per_row + 2) if when is not None else {}
+    query = parse_query(text.replace(when.said, " ", 1) if when is not None and when.said and held else text)
     return Question(request, query, scope, rows, filters,
                     lambda: _translation(reader, query, request.mode, filters, rows, members), members,
-                    zone, when)
-
-
-def _unsaid(query: ParsedQuery, said: str) -> ParsedQuery:
-    """``query`` without the words ``said`` (a time it names) — empty when nothing else is left
-    ("/recall 昨天": the time alone brings what was said then, ranker.held_then)."""
-    return parse_query((query.full_text or query.text).replace(said, " ", 1))
+                    zone, when, held)
 
 
 def _translation(reader: ProfileReader, query: ParsedQuery, mode: str, filters: Filters,

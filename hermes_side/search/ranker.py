@@ -24,7 +24,7 @@ from ..stores.messages import copy_key
 from . import threads
 from .answers import with_replies
 from .bm25 import Hit
-from .conversations import NamedTime, lexical_order, passage_order
+from .conversations import lexical_order, passage_order
 from .fusion import rrf
 from .keyword import Filters, FtsPlan, KeywordResult, keyword_search, planned_common_words
 from .question import Question
@@ -299,11 +299,11 @@ def judged(ranking: Ranking, question: Question) -> Verdicts:
     return Verdicts(out, verdict)
 
 
-def held_then(reader: ProfileReader, question: Question, ranking: Ranking, named: NamedTime,
+def held_then(reader: ProfileReader, question: Question, ranking: Ranking,
               found: Collection[str]) -> list[tuple[RankedHit, list[int]]]:
-    """The conversations held in the ``named`` time that no hit found (``found``: the roots that
-    have one), oldest first: each shown by its first turn held then and the turns after it
-    (``ProfileReader.first_turns``, read under every rule a hit is read under) — how that
+    """The conversations held in the time the question names that no hit found (``found``: the
+    roots that have one), oldest first: each shown by its first turn held then and the turns after
+    it (``Question.held``: ``ProfileReader.first_turns``, read under every rule a hit is read under) — how that
     conversation opened — with ``score_source`` "date", labelled by its words as any hit is and
     never below low: a person who names the day asks for what was said then, whatever the words.
     Only when they all fit in the request's ``limit``: a month of a busy project holds hundreds,
@@ -311,8 +311,7 @@ def held_then(reader: ProfileReader, question: Question, ranking: Ranking, named
     oldest five of them would push out the rows the words found). Their texts join ``ranking.texts``."""
     # The first turn, its answer, and ``more_per_row`` turns after them.
     opening: dict[str, tuple[str, list[int]]] = {}
-    turns = reader.first_turns(question.filters, named, RANKING.more_per_row + 2)
-    for session, ids in sorted(turns.items(), key=lambda kv: kv[1][0]):
+    for session, ids in sorted(question.held.items(), key=lambda kv: kv[1][0]):
         root = question.scope.root(session)
         if root not in found and root not in opening:
             opening[root] = (session, ids)
