@@ -205,8 +205,8 @@ class NamedTime:
 # a weekend is its Saturday and Sunday. "最近" / "recently" / "前几天" name no span and are left to
 # the words: MemoryBank's "最近" questions ask about days a week and more before.
 _DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-          "ten": 10}
+_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+          "eight": 8, "nine": 9, "ten": 10}
 _WEEKDAY_CJK = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # Chinese has no spaces, so a time word can be the tail of one word and the head of the next:
@@ -218,7 +218,10 @@ _CJK_DAYS_AGO = re.compile(r"(\d{1,3}|[一两二三四五六七八九十]{1,3})\
 _CJK_WEEK = re.compile(r"(?<![马早晚楼路身头手桌线网班墙台])(上上|上|这|本)\s*个?\s*"
                        r"(?:周(?![围边年期到转全])|星期|礼拜)([一二三四五六日天末])?")
 _CJK_MONTH = re.compile(r"(?<![登爬飞奔])(上|这|本)\s*个?\s*月(?![\d一二三四五六七八九十饼亮光球台色])")
+_CJK_AGO = re.compile(r"(\d{1,3}|[一两二三四五六七八九十]{1,3})\s*(?:(个?\s*(?:周|星期|礼拜))|(个\s*月))(?:以)?前")
 _EN_DAYS_AGO = re.compile(r"\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten) days? ago\b", re.IGNORECASE)
+_EN_AGO = re.compile(r"\b(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten) (weeks?|months?) ago\b",
+                     re.IGNORECASE)
 _EN_DAY_WORDS = ((re.compile(r"\bthe day before yesterday\b", re.IGNORECASE), 2),
                  (re.compile(r"\b(?:yesterday|last night)\b", re.IGNORECASE), 1),
                  (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.IGNORECASE), 0))
@@ -230,9 +233,10 @@ def named_relative(text: str, now: float, zone: tzinfo | None = None) -> NamedTi
     """The span a query names counting back from ``now`` (epoch seconds) on the calendar of ``zone``
     (None: the machine's local time), with the words that name it (``NamedTime.said``): a day
     ("昨天", "前天", "3天前", "yesterday", "two days ago", "上周三", "last Monday"), a week or its
-    weekend ("上周", "这周末", "last week") or a month ("上个月", "this month"); None when it names
-    none. "last Monday" is the latest Monday before today; "上周三" the Wednesday of the week before
-    this one."""
+    weekend ("上周", "这周末", "last week", "两周前", "3 weeks ago") or a month ("上个月", "this month",
+    "两个月前", "a month ago"); None when it names none. "last Monday" is the latest Monday before
+    today; "上周三" the Wednesday of the week before this one; "两周前" / "a week ago" a week of the
+    calendar (Monday to Sunday), as "上个月" is a month of it."""
     today = local(now, zone)
     if today is None:
         return None
@@ -244,11 +248,16 @@ def named_relative(text: str, now: float, zone: tzinfo | None = None) -> NamedTi
 
     if found := _relative_day(text, today):
         return days(found[0], 1, found[1])
+    monday = today - timedelta(days=today.weekday())
+    if ((m := _CJK_AGO.search(text)) or (m := _EN_AGO.search(text))) and (count := _count(m.group(1).lower())):
+        # "两周前" / "3 weeks ago": that week; "两个月前" / "a month ago": that month
+        if m.group(2) and not m.group(2).lower().startswith("month"):
+            return days(monday - timedelta(weeks=count), 7, m.group(0))
+        return _month(today, -count, zone, m.group(0))
     if (m := _CJK_WEEK.search(text)) or (m := _EN_WEEK.search(text)):
         which, what = m.group(1).lower(), (m.group(2) or "").lower()
         if what == "month":
             return _month(today, -1 if which == "last" else 0, zone, m.group(0))
-        monday = today - timedelta(days=today.weekday())
         monday -= timedelta(weeks={"上上": 2, "上": 1, "last": 1}.get(which, 0))
         if what in ("末", "weekend"):
             return days(monday + timedelta(days=5), 2, m.group(0))
@@ -293,9 +302,8 @@ def _count(word: str) -> int | None:
 
 def _month(today: date, shift: int, zone: tzinfo | None, said: str) -> NamedTime:
     """The month ``shift`` months from ``today``'s (-1: the one before)."""
-    start = date(today.year, today.month, 1)
-    if shift < 0:
-        start = date(start.year - (start.month == 1), (start.month - 2) % 12 + 1, 1)
+    year, month = divmod(today.year * 12 + today.month - 1 + shift, 12)
+    start = date(year, month + 1, 1)
     end = date(start.year + (start.month == 12), start.month % 12 + 1, 1)
     return NamedTime(span=(midnight(start, zone), midnight(end, zone)), zone=zone, said=said)
 

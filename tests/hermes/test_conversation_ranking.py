@@ -128,6 +128,9 @@ ASKED = datetime(2026, 12, 9, 0, 30, tzinfo=BEIJING).timestamp()
     ("two days ago", "2026-12-07", 1), ("what was said today", "2026-12-09", 1), ("last week's plan", "2026-11-30", 7),
     ("this week", "2026-12-07", 7), ("last weekend", "2026-12-05", 2), ("last month", "2026-11-01", 30),
     ("last Monday", "2026-12-07", 1), ("last Wednesday", "2026-12-02", 1),
+    ("两周前说的", "2026-11-23", 7), ("一个星期前", "2026-11-30", 7), ("3 weeks ago", "2026-11-16", 7),
+    ("a week ago", "2026-11-30", 7), ("两个月前的计划", "2026-10-01", 31), ("a month ago", "2026-11-01", 30),
+    ("十二个月前", "2025-12-01", 31),
 ])
 def test_a_day_counted_back_from_now_is_a_day_of_the_profiles_calendar(query, first, days):
     """"昨天" asked at 00:30 on 9 December in Beijing is Beijing's 8 December (UTC still says the 8th is
@@ -144,6 +147,7 @@ def test_a_day_counted_back_from_now_is_a_day_of_the_profiles_calendar(query, fi
 @pytest.mark.parametrize("query", [
     "以前天天加班", "目前天气不错", "如今天气", "马上周末了", "早上周会说了啥", "这周围有什么好吃的", "这个月饼好吃",
     "登上月球", "最近聊了什么", "前几天说的", "12个月的计划", "this is the latest week", "yesterdays", "5月",
+    "3月前的报告", "两周的计划", "weeks ago",
 ])
 def test_words_that_only_look_like_a_time_counted_back_name_none(query):
     """Chinese has no spaces: 以前天天 is 以前 + 天天, not 前天; 马上周末 is 马上 + 周末, not 上周末.
