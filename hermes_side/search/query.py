@@ -195,7 +195,12 @@ def check_length(raw: str) -> str:
 
 
 def parse_query(raw: str) -> ParsedQuery:
-    text = clean_text(check_length(raw))
+    return parse_clean(clean_text(check_length(raw)))
+
+
+def parse_clean(text: str) -> ParsedQuery:
+    """:func:`parse_query` of a text :func:`clean_text` has cleaned already (question.ask reads the
+    time a query names in the cleaned text before it parses it)."""
     words: list[str] = []
     for token in _WORD.findall(_CJK_RUN.sub(" ", text)):
         word = fold(token)

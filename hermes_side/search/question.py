@@ -23,7 +23,7 @@ from ..host import clock
 from ..scope.scope_map import ScopeMap
 from .conversations import NamedTime, named_time
 from .keyword import Filters, KeywordResult, ScopeMemo, ScopeRows, keyword_search, scope_members, scope_stats
-from .query import ParsedQuery, check_length, clean_text, parse_query
+from .query import ParsedQuery, check_length, clean_text, parse_clean, parse_query
 from .reader import ProfileReader, Scope
 from .relevance import script_of
 from .request import SearchRequest
@@ -136,7 +136,8 @@ def ask(reader: ProfileReader, request: SearchRequest, scope: Scope) -> Question
     when = named_time(text, zone, time.time())
     # Each session's first turns held then (ranker.held_then shows them), under every read-time rule.
     held = reader.first_turns(filters, when, RANKING.more_per_row + 2) if when is not None else {}
-    query = parse_query(text.replace(when.said, " ", 1) if when is not None and when.said and held else text)
+    unsaid = when is not None and when.said and held
+    query = parse_clean(" ".join(text.replace(when.said, " ", 1).split()) if unsaid else text)
     return Question(request, query, scope, rows, filters,
                     lambda: _translation(reader, query, request.mode, filters, rows, members), members,
                     zone, when, held)
