@@ -230,6 +230,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--dated", type=int, default=10, help="queries naming a time, of each kind, per bucket and mode")
     ap.add_argument("--ab-translation", action="store_true",
                     help="time the Chinese queries with and without the translated keyword list, alternating")
+    ap.add_argument("--ab-episodes", action="store_true",
+                    help="time every query with and without conversations cut at their pauses, alternating")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     home = args.home.resolve()
@@ -253,8 +255,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.index:
         report["indexing"] = build_index_for(home, engine, list(dict.fromkeys(buckets[b] for b in semantic_buckets)))
     modes = [m for m in args.modes.split(",") if m]
-    if args.ab_translation:
-        report["ab_translation"] = ab_translation(engine, queries, buckets, modes, semantic_buckets)
+    if args.ab_translation or args.ab_episodes:
+        if args.ab_translation:
+            report["ab_translation"] = ab_translation(engine, queries, buckets, modes, semantic_buckets)
+        if args.ab_episodes:
+            report["ab_episodes"] = ab_episodes(engine, queries, buckets, modes, semantic_buckets)
         if args.json:
             args.json.write_text(json.dumps(report, indent=1, default=str))
         return
@@ -310,8 +315,6 @@ def ab_translation(engine, queries: list[dict], buckets: dict[str, str], modes: 
     import re
 
     from hermes_side.search import translate
-    from hermes_side.search.request import parse_search_args
-    from hermes_side.search.settings import overridden
 
     translate.warm()  # the dictionary is read once per process; not part of any query here
     chinese = [q for q in queries if re.search("[\u4e00-\u9fff]", q["text"])]
@@ -320,20 +323,48 @@ def ab_translation(engine, queries: list[dict], buckets: dict[str, str], modes: 
     print("| scope | mode | query | n | with p50 / p95 ms | without p50 / p95 ms |\n|---|---|---|---|---|---|")
     for language, asked, switch in (("zh", chinese, "translated_list"), ("en", english, "reverse_translation")):
         for name, pid, mode, qs in measured(buckets, modes, semantic_buckets, asked):
-            times: dict[str, list[float]] = {"with": [], "without": []}
-            for i, q in enumerate(qs):
-                for arm in (("with", "without") if i % 2 else ("without", "with")):
-                    req = parse_search_args({"query": q["text"], "mode": mode, "limit": 3})
-                    with overridden(**{switch: arm == "with"}):
-                        t0 = time.perf_counter()
-                        engine.search(req, project=pid)
-                        times[arm].append((time.perf_counter() - t0) * 1000)
             row = {"scope": name, "mode": mode, "language": language, "queries": len(qs),
-                   **{f"{arm}_{k}": v for arm, t in times.items() for k, v in summary(t).items() if k != "n"}}
+                   **alternating(engine, qs, pid, mode, {switch: True}, {switch: False})}
             rows.append(row)
             print(f"| {name} | {mode} | {language} | {len(qs)} | {row['with_p50_ms']} / {row['with_p95_ms']} | "
                   f"{row['without_p50_ms']} / {row['without_p95_ms']} |")
     return rows
+
+
+def ab_episodes(engine, queries: list[dict], buckets: dict[str, str], modes: list[str],
+                semantic_buckets: list[str]) -> list[dict]:
+    """Every query with a conversation cut at its pauses (``conversation_pause``, episodes.py) and
+    without (a session lineage), alternating per query: what reading the sessions' timelines costs,
+    their first reads included (the process starts with none kept)."""
+    from hermes_side.search.settings import RANKING
+
+    rows = []
+    print("| scope | mode | n | with p50 / p95 ms | without p50 / p95 ms |\n|---|---|---|---|---|")
+    for name, pid, mode, qs in measured(buckets, modes, semantic_buckets, queries):
+        row = {"scope": name, "mode": mode, "queries": len(qs),
+               **alternating(engine, qs, pid, mode, {"conversation_pause": RANKING.conversation_pause},
+                             {"conversation_pause": 0.0})}
+        rows.append(row)
+        print(f"| {name} | {mode} | {len(qs)} | {row['with_p50_ms']} / {row['with_p95_ms']} | "
+              f"{row['without_p50_ms']} / {row['without_p95_ms']} |")
+    return rows
+
+
+def alternating(engine, qs: list[dict], pid: str, mode: str, on: dict, off: dict) -> dict:
+    """Each query searched with ``on`` and with ``off`` (ranking settings), the order flipping every
+    query, so that machine noise falls on both columns alike; p50 / p95 of each, ``with_`` / ``without_``."""
+    from hermes_side.search.request import parse_search_args
+    from hermes_side.search.settings import overridden
+
+    times: dict[str, list[float]] = {"with": [], "without": []}
+    for i, q in enumerate(qs):
+        for arm in (("with", "without") if i % 2 else ("without", "with")):
+            req = parse_search_args({"query": q["text"], "mode": mode, "limit": 3})
+            with overridden(**(on if arm == "with" else off)):
+                t0 = time.perf_counter()
+                engine.search(req, project=pid)
+                times[arm].append((time.perf_counter() - t0) * 1000)
+    return {f"{arm}_{k}": v for arm, t in times.items() for k, v in summary(t).items() if k != "n"}
 
 
 def print_table(report: dict) -> None:

@@ -51,6 +51,7 @@ from benchmarks.locomo_methods import (
     baseline_method,
     deja_method,
     hermes_method,
+    in_conversations,
     plugin_method,
 )
 from benchmarks.locomo_report import checks, report, run_suite, run_wrong, set_table
@@ -58,7 +59,7 @@ from benchmarks.query_cache import QueryCache
 from benchmarks.worlds.locomo import Corpus, Question, default_data_dir
 from benchmarks.worlds.locomo_zh import default_zh_dir
 
-SUITES = (*dev_worlds.LOCOMO_SETS, *dev_worlds.CHAT_SETS, "wrong")
+SUITES = (*dev_worlds.LOCOMO_SETS, *dev_worlds.CHAT_SETS, *dev_worlds.LONG_SETS, "wrong")
 LOCOMO_SUITES = (*dev_worlds.LOCOMO_SETS, "wrong")  # what `locomo` runs when no suite is named
 BASELINES = ("hermes", "bm25", "bm25dict", "e5", "use", "deja")
 ALL_METHODS = (*BASELINES, *PLUGIN_MODES)
@@ -195,6 +196,9 @@ def evaluate(world: dev_worlds.World, args: argparse.Namespace, suites: set[str]
         if mode in args.methods:
             status[mode] = {}
             methods[mode] = plugin_method(engine, corpus, mode, status[mode], not args.no_recall_at_k)
+    if conversation_of := getattr(corpus, "conversation_of", None):
+        methods = {m: in_conversations(view, conversation_of, plain=m not in (*PLUGIN_MODES, "deja"))
+                   for m, view in methods.items()}
     if args.latency and world.name == "en":
         engine.search(SearchRequest(query="warm up", mode="hybrid", limit=LIMIT),
                       project=next(iter(corpus.projects.values())))  # the model loads here, untimed

@@ -20,11 +20,14 @@ from benchmarks.worlds.locomo import Corpus, Question
 
 LOCOMO_SETS = ("en", "zh", "zhpool", "zhmix", "xl", "rev", "agent", "agentxl")
 CHAT_SETS = ("friends", "friends_shared", "mbcn", "mben", "mbrev", "mbxl")
-DEV_SETS = ("en", "zh", "zhpool", "zhmix", "xl", "rev", *CHAT_SETS)  # every dev set (the agent worlds: on demand)
+# The chats again as the bridge writes them when nobody types /clear: one session for a group (or a
+# direct chat) over the whole history, a conversation being its scene or day (ChatCorpus.conversation_of).
+LONG_SETS = ("friends_long", "mbcn_long", "mben_long")
+DEV_SETS = ("en", "zh", "zhpool", "zhmix", "xl", "rev", *CHAT_SETS, *LONG_SETS)  # (the agent worlds: on demand)
 FAMILIES = {"en": "locomo", "xl": "locomo", "zh": "locomo-zh", "zhpool": "locomo-zh", "zhmix": "locomo-zh",
             "rev": "locomo-zh", "agent": "locomo", "agentxl": "locomo", "friends": "friendsqa",
             "friends_shared": "friendsqa", "mbcn": "memorybank", "mben": "memorybank", "mbrev": "memorybank",
-            "mbxl": "memorybank"}
+            "mbxl": "memorybank", "friends_long": "friendsqa", "mbcn_long": "memorybank", "mben_long": "memorybank"}
 # sets asked in the next conversation's project too (wrong-project quiet): a world whose projects
 # are different people. FriendsQA's seasons are the same six friends, so a question is related there.
 WRONG_SETS = ("en", "zh", "xl", "rev", "mbcn", "mben", "mbrev", "mbxl")
@@ -111,15 +114,27 @@ def _chat(args: argparse.Namespace, sets: set[str]) -> list[World]:
         _say(name, reused, f"{corpus.message_count()} messages in {len(corpus.when)} sessions,"
                            f" {len(corpus.questions)} questions ({len(corpus.dropped_questions)} without a label),"
                            f" {len(other)} asked in the other language")
-    for name, shared in (("friends", False), ("friends_shared", True)):
+    for name, lang in (("mbcn_long", "cn"), ("mben_long", "en")):
+        if name not in sets:
+            continue
+        corpus, reused = cached_corpus((args.cache_dir / name).resolve(),
+                                       loader_fingerprint(args.memorybank_dir / lang, memorybank.LABELS,
+                                                          worlds=chat_modules),
+                                       lambda h, lang=lang: memorybank.load_memorybank(h, args.memorybank_dir, lang,
+                                                                                       one_session=True))
+        worlds.append(World(name, corpus, [(name, corpus.questions, False)]))
+        _say(name, reused, f"{corpus.message_count()} messages in one session per chat, {len(corpus.questions)}"
+                           " questions")
+    for name, shared, one in (("friends", False, False), ("friends_shared", True, False),
+                              ("friends_long", True, True)):
         if name not in sets:
             continue
         data = args.friendsqa_dir / f"friendsqa_{split}.json"
         suffix = "" if split == "dev" else f"-{split}"
         corpus, reused = cached_corpus((args.cache_dir / f"{name}{suffix}").resolve(),
                                        loader_fingerprint(data, worlds=chat_modules),
-                                       lambda h, shared=shared: friendsqa.load_friendsqa(
-                                           h, args.friendsqa_dir, split=split, shared=shared))
+                                       lambda h, shared=shared, one=one: friendsqa.load_friendsqa(
+                                           h, args.friendsqa_dir, split=split, shared=shared, one_session=one))
         worlds.append(World(name, corpus, [(name, corpus.questions, False)]))
         _say(f"{name} ({split})", reused, f"{corpus.message_count()} messages in {len(corpus.when)} sessions,"
                                           f" {len(corpus.questions)} questions ({len(corpus.dropped_questions)}"

@@ -4,7 +4,7 @@ the plain baselines, deja-vu and the plugin's three modes, all over the same hom
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from benchmarks.worlds.locomo import Corpus, Question
@@ -30,6 +30,19 @@ def _grouped(ranked: list[tuple[int, str]]) -> list[tuple[int, str]]:
     for mid, sid in ranked:
         seen.setdefault(sid, mid)
     return [(mid, sid) for sid, mid in seen.items()]
+
+
+def in_conversations(view: Callable[[Question, str, bool], View], conversation_of: dict[int, str],
+                     plain: bool) -> Callable[[Question, str, bool], View]:
+    """``view`` scored by conversation where a world's conversations are not its sessions (one bridge
+    session for the whole history: ``ChatCorpus.conversation_of``). A plain method's messages are
+    grouped by the true conversations — the scenes or days, which no method is told — and a row of
+    ours or deja-vu's counts for the conversation its message was said in."""
+    def conversation(q: Question, conv: str, need_ranked: bool) -> View:
+        v = view(q, conv, need_ranked)
+        of = [(mid, conversation_of.get(mid, sid)) for mid, sid in (v.ranked if plain else v.grouped)]
+        return replace(v, grouped=(_grouped(of) if plain else of)[:LIMIT])
+    return conversation
 
 
 def baseline_method(rank: Callable[[str, str], list[tuple[int, str]]]) -> Callable[[Question, str, bool], View]:

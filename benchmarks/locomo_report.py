@@ -134,6 +134,9 @@ SUITE_TITLES = {
     "mben": "MemoryBank, English daily chats (direct chat)",
     "mbrev": "MemoryBank, the Chinese daily chats asked in English",
     "mbxl": "MemoryBank, the English daily chats asked in Chinese",
+    "friends_long": "FriendsQA as a QQ group nobody /clear-s: one shared session a season, a scene a conversation",
+    "mbcn_long": "MemoryBank Chinese as a direct chat nobody /clear-s: one session, a day a conversation",
+    "mben_long": "MemoryBank English as a direct chat nobody /clear-s: one session, a day a conversation",
 }
 SET_COLUMNS = ("sess@1", "sess@5", "msg@1", "msg@5")  # the per-set table: conversation and evidence
 

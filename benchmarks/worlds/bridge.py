@@ -157,6 +157,10 @@ class ChatCorpus(Corpus):
     # message id → the utterances it holds: (utterance key, speaker, "current" | "recent" | "own")
     holds: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)
     info: list[dict] = field(default_factory=list)  # per question, parallel to ``questions``
+    # A world written as one bridge session for the whole history (no /clear, ``one_session``):
+    # message id → its conversation (the scene, the day), which the questions' evidence names
+    # instead of a session; empty: a conversation is a session.
+    conversation_of: dict[int, str] = field(default_factory=dict)
 
 
 def open_home(home: Path):

@@ -141,8 +141,10 @@ def names_in(question: str, people: set[str]) -> list[str]:
 class _Writer:
     """One season: its group's buffer, sessions and rows."""
 
-    def __init__(self, corpus: ChatCorpus, db, season: str, group: str, shared: bool) -> None:
+    def __init__(self, corpus: ChatCorpus, db, season: str, group: str, shared: bool,
+                 one_session: bool = False) -> None:
         self.corpus, self.db, self.season, self.group, self.shared = corpus, db, season, group, shared
+        self.one_session = one_session  # no /clear: the bridge's sessions live the whole season
         self.buffer = GroupBuffer()
         self.made: set[str] = set()
         self.rows_of: dict[str, list[int]] = {}  # utterance key → rows holding it
@@ -153,11 +155,15 @@ class _Writer:
             bridge.new_session(self.corpus, self.db, sid)
             self.made.add(sid)
             self.corpus.when[sid] = title
-            self.scene_sessions.setdefault(title, []).append(sid)
+        conversation = f"{sid}@{title}" if self.one_session else sid
+        if conversation not in self.scene_sessions.get(title, []):
+            self.scene_sessions.setdefault(title, []).append(conversation)
         return sid
 
     def _row(self, sid: str, role: str, text: str, ts: float, speaker: str, title: str, n: int) -> int:
         mid = self.db.append_message(sid, role, text, timestamp=ts)
+        if self.one_session:
+            self.corpus.conversation_of[mid] = f"{sid}@{title}"
         turn = Turn(self.season, f"{title}#{mid}", n, speaker, role, text, mid, sid)
         self.corpus.turns[(self.season, turn.dia_id)] = turn
         self.corpus.by_message[mid] = turn
@@ -181,11 +187,11 @@ class _Writer:
 
     def _turn(self, n: int, title: str, line: Line, name: str, said: str, ts: float) -> float:
         if self.shared:
-            sid = self._session(bridge.shared_session(self.group, n), title)
+            sid = self._session(bridge.shared_session(self.group, 0 if self.one_session else n), title)
             recent = self.buffer.recent()
             text = bridge.reactive_text(self.group, recent, line.user_id, line.nick, said)
         else:
-            sid = self._session(bridge.member_session(self.group, line.user_id, n), title)
+            sid = self._session(bridge.member_session(self.group, line.user_id, 0 if self.one_session else n), title)
             recent = self.buffer.recent(before=line)
             text = bridge.passive_text(recent, said)
         mid = self._row(sid, "user", text, ts, name, title, n)
@@ -207,8 +213,11 @@ class _Writer:
         return line.nick if not line.is_bot else bridge.SELF_NICK
 
 
-def load_friendsqa(home: Path, data_dir: Path, *, split: str = "dev", shared: bool = False) -> ChatCorpus:
-    """Write FriendsQA ``split`` into a Hermes home: one project and group per season."""
+def load_friendsqa(home: Path, data_dir: Path, *, split: str = "dev", shared: bool = False,
+                   one_session: bool = False) -> ChatCorpus:
+    """Write FriendsQA ``split`` into a Hermes home: one project and group per season.
+    ``one_session``: nobody ``/clear``-s, so each of the bridge's sessions lives the whole season (a
+    conversation is then its scene, ``ChatCorpus.conversation_of``)."""
     home = Path(home).resolve()
     data = json.loads((Path(data_dir) / f"friendsqa_{split}.json").read_text(encoding="utf-8"))["data"]
     scenes = sorted(data, key=lambda s: scene_order(s["title"]))
@@ -222,7 +231,7 @@ def load_friendsqa(home: Path, data_dir: Path, *, split: str = "dev", shared: bo
             group = bridge.qq_id(f"friends-{split}-{season}")
             bridge.add_project(corpus, projects_db, pconn, season, f"Friends group, season {int(season[1:])}",
                                bridge.group_chat(group))
-            writer = _Writer(corpus, db, season, group, shared)
+            writer = _Writer(corpus, db, season, group, shared, one_session)
             ts = _aired(items[0]["title"])
             people: set[str] = set()
             for n, s in enumerate(items, start=1):

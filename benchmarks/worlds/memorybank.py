@@ -79,8 +79,10 @@ def _pause(*parts: object) -> float:
     return 60 + 120 * int(hashlib.sha1("|".join(map(str, parts)).encode()).hexdigest()[:6], 16) / 0xFFFFFF
 
 
-def load_memorybank(home: Path, data_dir: Path, lang: str) -> ChatCorpus:
-    """Write one language's MemoryBank users into a Hermes home: a project and a direct chat each."""
+def load_memorybank(home: Path, data_dir: Path, lang: str, one_session: bool = False) -> ChatCorpus:
+    """Write one language's MemoryBank users into a Hermes home: a project and a direct chat each.
+    ``one_session``: each chat is one session over all its days, as the bridge writes a direct chat
+    nobody ``/clear``-s (a conversation is then its day, ``ChatCorpus.conversation_of``)."""
     if lang not in LANGS:
         raise ValueError(f"lang is one of {LANGS}, not {lang!r}")
     home = Path(home).resolve()
@@ -97,7 +99,7 @@ def load_memorybank(home: Path, data_dir: Path, lang: str) -> ChatCorpus:
             key = f"mb-{lang}-{i:02d}"
             uid = bridge.qq_id(f"memorybank-{lang}-{name}", 10)
             bridge.add_project(corpus, projects_db, pconn, key, f"{name} (MemoryBank {lang})", bridge.private_chat(uid))
-            rows, sessions = _write_days(corpus, db, key, name, uid, user["history"])
+            rows, sessions = _write_days(corpus, db, key, name, uid, user["history"], one_session)
             corpus.turn_counts[key] = len(rows)
             questions = next((q[n] for q in asked for n in q if n.strip() == name), [])
             for qi, text in enumerate(questions):
@@ -108,14 +110,17 @@ def load_memorybank(home: Path, data_dir: Path, lang: str) -> ChatCorpus:
     return corpus
 
 
-def _write_days(corpus: ChatCorpus, db, key: str, name: str, uid: str, days: dict[str, list[dict]]):
-    """Each day a session; returns ((day, turn, side) → row id, day → session id)."""
+def _write_days(corpus: ChatCorpus, db, key: str, name: str, uid: str, days: dict[str, list[dict]],
+                one_session: bool = False):
+    """Each day a session (or, ``one_session``, one session for them all); returns ((day, turn,
+    side) → row id, day → its conversation: the session, or the session and the day)."""
     rows: dict[tuple[str, int, str], int] = {}
     sessions: dict[str, str] = {}
     for n, day in enumerate(sorted(days)):
-        sid = bridge.private_session(uid, n)
-        bridge.new_session(corpus, db, sid)
-        sessions[day] = sid
+        sid = bridge.private_session(uid, 0 if one_session else n)
+        if not (one_session and n):
+            bridge.new_session(corpus, db, sid)
+        sessions[day] = f"{sid}@{day}" if one_session else sid
         corpus.when[sid] = day
         ts = datetime.fromisoformat(day).replace(hour=START_HOUR_UTC, tzinfo=UTC).timestamp()
         for t, pair in enumerate(days[day]):
@@ -127,6 +132,8 @@ def _write_days(corpus: ChatCorpus, db, key: str, name: str, uid: str, days: dic
                     ts += 8 + len(text) / 40
                 mid = db.append_message(sid, role, text, timestamp=ts)
                 rows[(day, t, side)] = mid
+                if one_session:
+                    corpus.conversation_of[mid] = sessions[day]
                 turn = Turn(key, f"{day}#{t}#{side}", n, who, role, text, mid, sid)
                 corpus.turns[(key, turn.dia_id)] = turn
                 corpus.by_message[mid] = turn

@@ -31,6 +31,7 @@ class Doc:
     session_id: str
     tf: dict[Term, int]  # occurrences of each query term
     length: int  # Latin tokens + CJK characters, outside fenced code blocks
+    timestamp: float | None = None  # when it was said
 
 
 def doc_terms(folded: str) -> Counter:
@@ -58,7 +59,7 @@ class Matcher:
                 for form in term.forms:
                     self.forms[form] = (*self.forms.get(form, ()), term)
 
-    def doc(self, message_id: int, session_id: str, text: str) -> Doc:
+    def doc(self, message_id: int, session_id: str, text: str, timestamp: float | None = None) -> Doc:
         folded = fold(text)
         # Most history is ASCII: no CJK pass over it (a quarter of the time of a message's count),
         # and its tokens cut by the ASCII pattern (half the time of the Unicode one).
@@ -80,7 +81,24 @@ class Matcher:
             prose = without_code(folded)
             latin, n_cjk = CJK_CHAR.subn(" ", prose)
             tokens = token.findall(latin)
-        return Doc(message_id, session_id, tf, max(1, len(tokens) + n_cjk))
+        return Doc(message_id, session_id, tf, max(1, len(tokens) + n_cjk), timestamp)
+
+
+def bursts(docs: Sequence[Doc], pause: float) -> dict[int, int]:
+    """Each message → the number of its burst in its session: the session's ``docs`` in time order,
+    a new burst after more than ``pause`` seconds without one (0: every message is burst 0). A
+    pause here is between matching turns only — turns that do not match may fill it — so a burst
+    is never longer than the conversation it stands in (episodes.py), and the cap holds per burst."""
+    if pause <= 0:
+        return {}
+    out: dict[int, int] = {}
+    last: dict[str, tuple[float, int]] = {}
+    for d in sorted((d for d in docs if d.timestamp is not None), key=lambda d: d.timestamp):
+        seen = last.get(d.session_id)
+        n = 0 if seen is None else seen[1] + (d.timestamp - seen[0] > pause)
+        last[d.session_id] = (d.timestamp, n)
+        out[d.message_id] = n
+    return out
 
 
 def bm25(doc: Doc, idf: dict[Term, float]) -> float:
@@ -100,14 +118,18 @@ def idf(df: float, total: int) -> float:
 
 def best(docs: list[Doc], weights: dict[Term, float], limit: int) -> list[Hit]:
     """The ``limit`` best-scoring messages, newest first among equals, at most
-    ``RANKING.per_conversation`` of one conversation."""
+    ``RANKING.per_conversation`` of one conversation — a session's matching turns cut at each pause
+    of more than ``RANKING.conversation_pause`` between them (a pasted log is one burst; a group's
+    session of weeks, many conversations: capped per session, its whole history gave 8 hits)."""
     scored = sorted(((bm25(d, weights), d.message_id, d.session_id) for d in docs), key=lambda t: (-t[0], -t[1]))
-    per_session: Counter = Counter()
+    burst = bursts(docs, RANKING.conversation_pause)
+    per_conversation: Counter = Counter()
     hits: list[Hit] = []
     for score, mid, sid in scored:
-        if score <= 0 or per_session[sid] >= RANKING.per_conversation:
+        conversation = (sid, burst.get(mid, 0))
+        if score <= 0 or per_conversation[conversation] >= RANKING.per_conversation:
             continue
-        per_session[sid] += 1
+        per_conversation[conversation] += 1
         hits.append(Hit(mid, sid, score))
         if len(hits) >= limit:
             break

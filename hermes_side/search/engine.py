@@ -20,6 +20,7 @@ from ..stores import hermes_db
 from . import quoted, ranker
 from .answers import asks, reply_to
 from .conversations import in_period
+from .episodes import Episodes
 from .query import QueryError
 from .question import Question, ask
 from .reader import MAX_CONCURRENT, ProfileReader, Scope, ScopeMessageIds, SearchError, public_place, reader_for
@@ -114,30 +115,33 @@ class SearchEngine:
         ranking = ranker.rank(self.reader, question)
         texts = ranking.texts
         texts |= self.reader.messages([h.message_id for h in ranking.hits if h.message_id not in texts])
-        verdicts = ranker.judged(ranking, question)
+        # A conversation: a session lineage cut at its long pauses (episodes.py).
+        conversations = Episodes(self.reader.connection(), self.reader.timelines, smap.root_of, ids, texts)
+        conversations.read(ranking.hits)
+        verdicts = ranker.judged(ranking, question, conversations)
         relevant = verdicts.hits
         lists = list(ranking.conversations)
         held_then: list[str] = []
         opening: dict[int, list[int]] = {}  # a row the day alone brought → the turns after its first
         if named := question.when:  # a date in the query: conversations held then
-            order = conversation_order(relevant, smap.root_of)
-            when = {root: texts[hit["message_id"]].timestamp if hit["message_id"] in texts else None
-                    for root, hit in order.items()}
+            order = conversation_order(relevant, conversations)
+            when = {key: texts[hit["message_id"]].timestamp if hit["message_id"] in texts else None
+                    for key, hit in order.items()}
             held_then = in_period(list(order), when, named)
             if RANKING.held_then_unfound:  # and those held then that nothing found, after them
                 # Labelled apart from the rows' order (_rows: their verdict is their own), so a row
                 # the day alone brought never pulls the label of a related row under it down.
-                unfound = ranker.held_then(self.reader, question, ranking, order)
+                unfound = ranker.held_then(self.reader, question, ranking, order, conversations)
                 relevant = [*relevant, *(hit for hit, _ in unfound)]
-                held_then += [smap.root_of.get(h.session_id, h.session_id) for h, _ in unfound]
+                held_then += [conversations(hit) for hit, _ in unfound]
                 opening = {hit.message_id: after for hit, after in unfound}
             lists.append((held_then, 1.0))
         # Labels lead the order in a small project, where the ranking's word statistics say little
         # (settings.level_order); there a conversation is as related as its hits' words together.
-        best = group_by_conversation(relevant, smap.root_of, question.request.limit, lists,
+        best = group_by_conversation(relevant, conversations, question.request.limit, lists,
                                      labels_lead=question.small,
                                      first=held_then if RANKING.named_time_leads else ())
-        rows = self._rows(best, verdicts, ranking, question, opening)
+        rows = self._rows(best, verdicts, ranking, question, opening, conversations)
         out = {**base, "results": rows, "sessions_in_scope": in_scope}
         if notice := question.query.notice(question.mode):  # an over-long query: say which part was searched
             out["notice"] = notice
@@ -169,7 +173,7 @@ class SearchEngine:
         return out
 
     def _rows(self, best: list[Any], verdicts: ranker.Verdicts, ranking: ranker.Ranking,
-              question: Question, opening: dict[int, list[int]]) -> list[dict[str, Any]]:
+              question: Question, opening: dict[int, list[int]], conversations: Episodes) -> list[dict[str, Any]]:
         """One result row per conversation: its best hit, that hit's answer when it asks something
         (the one the ranker looked up, else looked up now), and other top hits of the conversation
         — or, for a row the named day alone brought (``opening``), the turns after its first then.
@@ -185,6 +189,7 @@ class SearchEngine:
             if message is None:  # deleted between ranking and fetching
                 continue
             root = scope.root(hit.session_id)
+            conversation = conversations(hit)
             title = titles.get(root) or titles.get(hit.session_id)
             answer = None
             if asks(message.text):
@@ -198,7 +203,7 @@ class SearchEngine:
             # the ``limit`` best overall (settings.more_from_read)
             pool = relevant[:RANKING.expand_top] if RANKING.more_from_read else relevant[:limit]
             following = (opening[hit.message_id] if hit.message_id in opening
-                         else [h.message_id for h in pool if scope.root(h.session_id) == root])
+                         else [h.message_id for h in pool if conversations(h) == conversation])
             more = [{**texts[m], "message_id": m} for m in following
                     if m not in shown and m in texts][:RANKING.more_per_row]
             # Labelled by what it shows among the ``limit`` best hits: a turn found further down is

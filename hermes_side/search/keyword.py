@@ -142,7 +142,7 @@ def _build_stats(conn: sqlite3.Connection, sample: Sequence[int], filters: Filte
     held: dict[str, set[str]] = {}
     cjk_rows = 0
     rows = _rows(conn, sample, Filters(filters.session_ids))
-    for _, session, content in rows:
+    for _, session, content, _ in rows:
         folded = fold(message_text(content))
         runs = cjk_runs(folded)
         cjk_rows += bool(runs)
@@ -215,7 +215,7 @@ def scope_stats(conn: sqlite3.Connection, rows: ScopeRows, filters: Filters) -> 
 
 # -- reading -------------------------------------------------------------------------------
 def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
-          needles: tuple[Sequence[str], Sequence[str]] | None = None) -> list[tuple[int, str, str]]:
+          needles: tuple[Sequence[str], Sequence[str]] | None = None) -> list[tuple[int, str, str, float | None]]:
     """Eligible rows among ``ids``; with ``needles`` (exact, case-folded), only rows whose content
     holds one of them (tested in SQL, so only rows that can score cross into Python). No ``lower()``:
     CJK needles cannot change with case, and LIKE folds ASCII case as it goes — lowering every row
@@ -232,14 +232,14 @@ def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
         params = [*params, json.dumps(list(needles[0])), json.dumps([like_pattern(x) for x in needles[1]]),
                   json.dumps(list(needles[1]))]
     return plain_cursor(conn).execute(
-        f"SELECT m.id, m.session_id, m.content {MESSAGES_FROM}"
+        f"SELECT m.id, m.session_id, m.content, m.timestamp {MESSAGES_FROM}"
         f" WHERE m.id IN (SELECT value FROM json_each(?)) AND {where}{extra}",
         [json.dumps(list(ids)), *params]).fetchall()
 
 
 def _read(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters, matcher: Matcher,
           needles: tuple[Sequence[str], Sequence[str]] | None = None) -> list[Doc]:
-    return [matcher.doc(r[0], r[1], message_text(r[2])) for r in _rows(conn, ids, filters, needles)]
+    return [matcher.doc(r[0], r[1], message_text(r[2]), r[3]) for r in _rows(conn, ids, filters, needles)]
 
 
 def _needles(terms: Sequence[Term]) -> tuple[list[str], list[str]]:

@@ -25,6 +25,7 @@ from . import threads
 from .answers import with_replies
 from .bm25 import Hit
 from .conversations import lexical_order, passage_order
+from .episodes import Episodes
 from .fusion import rrf
 from .keyword import Filters, FtsPlan, KeywordResult, keyword_search, planned_common_words
 from .question import Question
@@ -267,7 +268,7 @@ class Verdicts:
         return hit.relevance
 
 
-def judged(ranking: Ranking, question: Question) -> Verdicts:
+def judged(ranking: Ranking, question: Question, conversations: Episodes | None = None) -> Verdicts:
     """Stage 5: the hits with their relevance; hits below the floor are dropped, so a search's
     ``limit`` is a maximum: a query with nothing related in the project gets nothing back. The
     share of the question the scope holds at all (``ranking.evidence``) caps how related any hit can be.
@@ -275,7 +276,8 @@ def judged(ranking: Ranking, question: Question) -> Verdicts:
     least as related as its conversation's hits are by their words together
     (results.with_conversation_words). Elsewhere a hit keyword search found, which the floor never
     drops (``RANKING.min_shown``), is judged only when a result row shows it (``Verdicts.of``):
-    most are never shown, and judging was a tenth of a keyword search."""
+    most are never shown, and judging was a tenth of a keyword search. ``conversations``: what a
+    conversation is (episodes.py), else a session lineage."""
 
     def verdict(hit: RankedHit) -> Relevance | None:
         message = ranking.texts[hit.message_id]
@@ -293,14 +295,14 @@ def judged(ranking: Ranking, question: Question) -> Verdicts:
             hit = replace(hit, relevance=relevance)
         out.append(hit)
     if question.small:
-        out = with_conversation_words(out, question.scope.smap.root_of,
+        out = with_conversation_words(out, conversations or question.scope.smap.root_of,
                                       {mid: m.text for mid, m in ranking.texts.items()},
                                       lambda text: judge(question, Candidate(text), ranking.evidence))
     return Verdicts(out, verdict)
 
 
-def held_then(reader: ProfileReader, question: Question, ranking: Ranking,
-              found: Collection[str]) -> list[tuple[RankedHit, list[int]]]:
+def held_then(reader: ProfileReader, question: Question, ranking: Ranking, found: Collection[str],
+              conversations: Episodes) -> list[tuple[RankedHit, list[int]]]:
     """The conversations held in the time the question names that no hit found (``found``: the
     roots that have one), oldest first: each shown by its first turn held then and the turns after
     it (``Question.held``: ``ProfileReader.first_turns``, read under every rule a hit is read under) — how that
@@ -308,18 +310,24 @@ def held_then(reader: ProfileReader, question: Question, ranking: Ranking,
     never below low: a person who names the day asks for what was said then, whatever the words.
     Only when they all fit in the request's ``limit``: a month of a busy project holds hundreds,
     and a time that names more conversations than the rows can show names none in particular (the
-    oldest five of them would push out the rows the words found). Their texts join ``ranking.texts``."""
+    oldest five of them would push out the rows the words found). Their texts join ``ranking.texts``.
+    ``found`` and the rows are ``conversations``' keys: in a lineage cut at its pauses, the time's
+    first turn may open a conversation of its own though a hit came from an older one."""
     # The first turn, its answer, and ``more_per_row`` turns after them.
     opening: dict[str, tuple[str, list[int]]] = {}
     for session, ids in sorted(question.held.items(), key=lambda kv: kv[1][0]):
-        root = question.scope.root(session)
-        if root not in found and root not in opening:
-            opening[root] = (session, ids)
-    if len(opening) > question.request.limit:
+        opening.setdefault(question.scope.root(session), (session, ids))
+    hit_roots = {conversations.lineage(key) for key in found}
+    if sum(root not in hit_roots for root in opening) > question.request.limit:
         return []
-    ranking.texts.update(reader.messages([mid for _, ids in opening.values() for mid in ids]))
+    ranking.texts.update(reader.messages([mid for _, ids in opening.values() for mid in ids
+                                          if mid not in ranking.texts]))
+    unfound = [(session, ids) for session, ids in opening.values()
+               if conversations.of(session, ids[0]) not in found]
+    if len(unfound) > question.request.limit:
+        return []
     out = []
-    for session, (first, *after) in opening.values():
+    for session, (first, *after) in unfound:
         if (message := ranking.texts.get(first)) is None:  # deleted since
             continue
         relevance = judge(question, Candidate(message.text), ranking.evidence) or Relevance("low", 0.0)

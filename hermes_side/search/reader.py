@@ -29,6 +29,7 @@ from ..scope.scope_map import ScopeCache, ScopeMap
 from ..stores import faults, forgotten, hermes_db
 from ..stores.messages import MESSAGES_FROM, message_text, text_turn_sql
 from .conversations import NamedTime
+from .episodes import Timelines
 from .keyword import Filters, ScopeMemo, ScopeRows
 from .records import FieldMapping
 
@@ -184,6 +185,7 @@ class ProfileReader:
         self.profile = profile_name(self.home)
         self.scopes = ScopeCache(self.home)
         self.scope_messages = ScopeMessageIds()
+        self.timelines = Timelines()  # each session's spans of talk (episodes.py), kept between searches
         self._local = threading.local()
         self._gate = threading.BoundedSemaphore(MAX_CONCURRENT)
         self._pool: list[sqlite3.Connection] = []

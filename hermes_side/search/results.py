@@ -59,7 +59,18 @@ def format_when(ts: float | None, tz: Any = None) -> str:
     return at.astimezone(tz).strftime("%Y-%m-%d %H:%M") if at else ""
 
 
-def conversation_order(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str]) -> dict[str, Mapping[str, Any]]:
+Conversation = Mapping[str, str] | Callable[[Mapping[str, Any]], str]
+
+
+def keyed(conversation: Conversation) -> Callable[[Mapping[str, Any]], str]:
+    """A hit → its conversation: a session → root map (a conversation is a session lineage), or a
+    function of the hit (``episodes.Episodes``: a lineage cut at its pauses)."""
+    if callable(conversation):
+        return conversation
+    return lambda hit: conversation.get(hit["session_id"], hit["session_id"])
+
+
+def conversation_order(hits: Iterable[Mapping[str, Any]], conversation: Conversation) -> dict[str, Mapping[str, Any]]:
     """Each conversation's best hit, conversations ranked by their best messages.
 
     Hits come best first; a hit's ``score`` (the fused score) ranks conversations by their best
@@ -69,8 +80,9 @@ def conversation_order(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, 
     conversations keep the order of their best hit."""
     best: dict[str, Mapping[str, Any]] = {}
     scores: dict[str, list[float]] = {}
+    key = keyed(conversation)
     for hit in hits:
-        root = root_of.get(hit["session_id"], hit["session_id"])
+        root = key(hit)
         best.setdefault(root, hit)
         if "reply_to" not in hit:
             scores.setdefault(root, []).append(float(hit.get("score") or 0.0))
@@ -99,7 +111,7 @@ def by_level(hits: Iterable[Mapping[str, Any]], labels_lead: bool = True) -> lis
     return sorted(hits, key=level_rank) if labels_lead and RANKING.level_order else list(hits)
 
 
-def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[str, str], limit: int,
+def group_by_conversation(hits: Iterable[Mapping[str, Any]], conversation: Conversation, limit: int,
                           lists: Sequence[tuple[Sequence[str], float]] = (),
                           labels_lead: bool = True, first: Collection[str] = ()) -> list[Mapping[str, Any]]:
     """Each conversation's best hit, at most ``limit`` conversations, best conversation first:
@@ -108,12 +120,18 @@ def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[st
     then by the level of the hit shown, before ``limit`` cuts — a high row the fusion placed sixth
     comes before a low one it placed first — each conversation shown by its best-labelled hit.
     ``first``: conversations that lead the ranking, in its order (held on the day the question
-    names). Only conversations with a hit are shown."""
+    names). Only conversations with a hit are shown. ``lists`` rank lineages; where
+    ``conversation`` cuts a lineage into several (``episodes.Episodes.expand``), each of them stands
+    at its lineage's place, in the order of their best messages."""
     hits = list(hits)
-    best = conversation_order(hits, root_of)
+    key = keyed(conversation)
+    best = conversation_order(hits, key)
     shown: dict[str, Mapping[str, Any]] = {}
     for hit in by_level(hits, labels_lead):
-        shown.setdefault(root_of.get(hit["session_id"], hit["session_id"]), hit)
+        shown.setdefault(key(hit), hit)
+    expand = getattr(conversation, "expand", None)
+    if expand is not None:
+        lists = [(expand(order, best), weight) for order, weight in lists]
     if lists:
         fused = rrf([list(best), *(list(order) for order, _ in lists)], k=RANKING.rrf_k,
                     weights=[1.0, *(weight for _, weight in lists)])
@@ -125,7 +143,7 @@ def group_by_conversation(hits: Iterable[Mapping[str, Any]], root_of: Mapping[st
     return by_level([shown[root] for root in ranked], labels_lead)[:limit]
 
 
-def with_conversation_words(hits: Sequence[Mapping[str, Any]], root_of: Mapping[str, str],
+def with_conversation_words(hits: Sequence[Mapping[str, Any]], conversation: Conversation,
                             texts: Mapping[int, str], judge_words: Callable[[str], Any]) -> list[Mapping[str, Any]]:
     """Hits whose relevance is at least what their conversation's hits say together: a
     conversation *about* the question holds its words spread over several turns, none of which
@@ -135,13 +153,14 @@ def with_conversation_words(hits: Sequence[Mapping[str, Any]], root_of: Mapping[
     if not RANKING.conversation_words:
         return list(hits)
     parts: dict[str, list[str]] = {}
+    key = keyed(conversation)
     for hit in hits:
         if text := texts.get(hit["message_id"]):
-            parts.setdefault(root_of.get(hit["session_id"], hit["session_id"]), []).append(text)
+            parts.setdefault(key(hit), []).append(text)
     together = {root: judge_words("\n".join(held)) for root, held in parts.items() if len(held) > 1}
     out = []
     for hit in hits:
-        joint = together.get(root_of.get(hit["session_id"], hit["session_id"]))
+        joint = together.get(key(hit))
         own = hit.get("relevance")
         if joint is not None and (own is None or joint.score > own.score):
             hit = replace(hit, relevance=joint) if is_dataclass(hit) else {**hit, "relevance": joint}

@@ -146,7 +146,14 @@ class Ranking:
     medium_unscaled: float = 0.55
     high: float = 0.8
 
-    # ---- conversations (results.py, conversations.py) -----------------------------------------
+    # ---- conversations (results.py, conversations.py, episodes.py) ----------------------------
+    # A pause of more than this many seconds in a lineage's turns starts another conversation (a
+    # row of its own): the bridge keeps a group's session until /clear, so one session holds weeks
+    # of talk, and grouped by session all of it was one row. Not tuned: an hour is longer than any
+    # pause inside a dev chat's scene or day (at most 19 minutes) and shorter than any pause
+    # between them (5 hours, a day); every dev world written a session per scene or day is
+    # identical by construction. 0: a conversation is a session lineage, as before.
+    conversation_pause: float = 3600.0
     # A conversation's best messages: its top 3 fused scores, each worth a tenth of the one before
     # (session hit@3 0.861 alone → 0.870; ½ per hit let loosely related conversations lead on the
     # Chinese history, row msg@1 0.905 → 0.779).

@@ -386,3 +386,58 @@ def test_a_time_alone_that_holds_more_than_the_rows_says_how_many(recent_chat):
 def _last_week(today):
     monday = today - timedelta(days=today.weekday())
     return {monday - timedelta(days=n) for n in range(1, 8)}
+
+
+@pytest.fixture
+def uncleared_group(world, loaded_plugin):
+    """A group as the bridge writes it when nobody types /clear: one shared session over three weeks
+    (Hermes compacts it in place; the id stays). The group talked about deploying on six afternoons,
+    each a burst of talk of its own, with other talk between; and an evening when one member pasted a
+    build log of twenty lines that all say "deploy"."""
+    alpha = world.folder("alpha")
+    bindings.set_binding(world.home, GROUP, world.project("Alpha", alpha))
+    sid = "hermes-onebotv11+group+111"
+    world.db.create_session(sid, "api_server", cwd=str(alpha))
+    start = datetime(2026, 10, 1, 14, tzinfo=UTC).timestamp()
+    deploys = {1: "deploy the billing service behind the feature flag", 4: "deploy failed on the staging cluster",
+               7: "deploy window moved to Thursday night", 10: "deploy needs the database backup first",
+               13: "deploy checklist lives in the wiki", 16: "deploy rollback took four minutes"}
+    other = ("lunch at the noodle place", "the printer is jammed again", "who has the meeting room")
+    for day in range(18):
+        t = start + day * 86400
+        lines = ([deploys[day], "ok, noted", "I will watch the dashboards"] if day in deploys
+                 else [other[day % 3], "sure", "thanks"])
+        if day == 17:  # a pasted log: one burst, twenty lines
+            lines = [f"[build {n}] deploy step {n} done" for n in range(20)]
+        for n, text in enumerate(lines):
+            name = ("Ross Geller", "Rachel Green", "Monica Geller")[n % 3]
+            world.db.append_message(sid, "user", current(name, text), timestamp=t + n * 40)
+            world.db.append_message(sid, "assistant", "好的", timestamp=t + n * 40 + 5)
+    return TestClient(create_app(world.home, KEY)), deploys
+
+
+def test_a_group_session_of_weeks_is_one_conversation_per_burst_of_talk(uncleared_group):
+    """"/recall deploy" in a group whose session nobody cleared: each afternoon the group talked
+    about deploying is a row of its own. Before, the session was one conversation — one row for
+    three weeks of talk — and its keyword hits were capped at eight for the whole session, so the
+    pasted log's twenty lines took them all and the discussions were never seen."""
+    client, deploys = uncleared_group
+    r = client.post("/search", json={"query": "deploy", "chat": GROUP, "mode": "keyword", "limit": 10},
+                    headers=AUTH)
+    assert r.status_code == 200, r.text
+    rows = r.json()["results"]
+    shown = " ".join(row["snippet"] for row in rows)
+    assert all(said.split()[1] in shown for said in deploys.values()), json.dumps(rows, indent=1)
+    assert len({row["when"][:10] for row in rows}) == len(rows) == 7, [row["when"] for row in rows]  # + the log
+    log = [row for row in rows if "[build" in row["snippet"]]
+    assert len(log) == 1 and all("[build" in more["snippet"] for more in log[0]["more"]), log
+
+
+def test_a_named_day_in_a_group_session_of_weeks_is_that_days_talk(uncleared_group):
+    """"What did we say about deploy on October 11th?" in the same session: that afternoon's
+    conversation leads, though the session matched on five other days."""
+    client, deploys = uncleared_group
+    r = client.post("/search", json={"query": "what did we say about deploy on October 11th 2026?", "chat": GROUP,
+                                     "mode": "keyword", "limit": 5}, headers=AUTH)
+    rows = r.json()["results"]
+    assert rows and "database backup" in rows[0]["snippet"] and rows[0]["when"].startswith("2026-10-11"), rows
