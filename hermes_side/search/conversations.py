@@ -32,27 +32,31 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any
 
 from .settings import RANKING
 
 
-def lexical_order(docs: Iterable, terms: Iterable, root_of: Mapping[str, str], conversations: int) -> list[str]:
-    """Conversation roots best first by the rarity of the query terms they hold (``docs``:
-    keyword.Doc, each with the query terms it holds in ``tf``; ``terms``: those that weigh).
+def lexical_order(docs: Iterable, terms: Iterable, conversation: Mapping[str, str] | Callable[[Any], str],
+                  conversations: int) -> list[str]:
+    """Conversations best first by the rarity of the query terms they hold (``docs``: keyword.Doc,
+    each with the query terms it holds in ``tf``; ``terms``: those that weigh; ``conversation``: a
+    session → root map, or a doc → its conversation, episodes.Episodes).
     Conversations holding the same terms tie and keep the order of their first message in
     ``docs``, the order keyword search read them in: oldest first in a scope it scans whole,
     best-scoring first in one it reads through the index. Ordering ties by the conversation's
     best fused message instead lost English conversation hit@3 beyond noise (LoCoMo dev, 4 gained
     / 16 lost; benchmarks/README.md, "Issue 26, fourth round")."""
     weigh = set(terms)
+    key = conversation if callable(conversation) else lambda doc: conversation.get(doc.session_id, doc.session_id)
     held: dict[str, set] = {}
     for doc in docs:
         found = weigh.intersection(doc.tf)
         if found:
-            held.setdefault(root_of.get(doc.session_id, doc.session_id), set()).update(found)
+            held.setdefault(key(doc), set()).update(found)
     df: dict = {}
     for found in held.values():
         for term in found:

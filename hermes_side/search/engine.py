@@ -20,7 +20,6 @@ from ..stores import hermes_db
 from . import quoted, ranker
 from .answers import asks, reply_to
 from .conversations import in_period
-from .episodes import Episodes
 from .query import QueryError
 from .question import Question, ask
 from .reader import MAX_CONCURRENT, ProfileReader, Scope, ScopeMessageIds, SearchError, public_place, reader_for
@@ -115,10 +114,8 @@ class SearchEngine:
         ranking = ranker.rank(self.reader, question)
         texts = ranking.texts
         texts |= self.reader.messages([h.message_id for h in ranking.hits if h.message_id not in texts])
-        # A conversation: a session lineage cut at its long pauses (episodes.py).
-        conversations = Episodes(self.reader.connection(), self.reader.timelines, smap.root_of, ids, texts)
-        conversations.read(ranking.hits)
-        verdicts = ranker.judged(ranking, question, conversations)
+        conversations = ranking.episodes  # a session lineage cut at its long pauses (episodes.py)
+        verdicts = ranker.judged(ranking, question)
         relevant = verdicts.hits
         lists = list(ranking.conversations)
         held_then: list[str] = []
@@ -131,7 +128,7 @@ class SearchEngine:
             if RANKING.held_then_unfound:  # and those held then that nothing found, after them
                 # Labelled apart from the rows' order (_rows: their verdict is their own), so a row
                 # the day alone brought never pulls the label of a related row under it down.
-                unfound = ranker.held_then(self.reader, question, ranking, order, conversations)
+                unfound = ranker.held_then(self.reader, question, ranking, order)
                 relevant = [*relevant, *(hit for hit, _ in unfound)]
                 held_then += [conversations(hit) for hit, _ in unfound]
                 opening = {hit.message_id: after for hit, after in unfound}
@@ -141,7 +138,7 @@ class SearchEngine:
         best = group_by_conversation(relevant, conversations, question.request.limit, lists,
                                      labels_lead=question.small,
                                      first=held_then if RANKING.named_time_leads else ())
-        rows = self._rows(best, verdicts, ranking, question, opening, conversations)
+        rows = self._rows(best, verdicts, ranking, question, opening)
         out = {**base, "results": rows, "sessions_in_scope": in_scope}
         if notice := question.query.notice(question.mode):  # an over-long query: say which part was searched
             out["notice"] = notice
@@ -165,7 +162,8 @@ class SearchEngine:
         if not rows:
             out["message"] = "No matching messages in this project"
             if question.when and question.query.empty:  # the time was all it asked, and held too many
-                held = len({question.scope.root(session) for session in question.held})
+                texts |= self.reader.messages([ids[0] for _, ids in question.held if ids[0] not in texts])
+                held = len({conversations.of(session, ids[0]) for session, ids in question.held})
                 if held:
                     out["held_then"] = held
                     out["message"] = (f"{held} conversations were held in the time the query names, more than the "
@@ -173,7 +171,7 @@ class SearchEngine:
         return out
 
     def _rows(self, best: list[Any], verdicts: ranker.Verdicts, ranking: ranker.Ranking,
-              question: Question, opening: dict[int, list[int]], conversations: Episodes) -> list[dict[str, Any]]:
+              question: Question, opening: dict[int, list[int]]) -> list[dict[str, Any]]:
         """One result row per conversation: its best hit, that hit's answer when it asks something
         (the one the ranker looked up, else looked up now), and other top hits of the conversation
         — or, for a row the named day alone brought (``opening``), the turns after its first then.
@@ -189,7 +187,7 @@ class SearchEngine:
             if message is None:  # deleted between ranking and fetching
                 continue
             root = scope.root(hit.session_id)
-            conversation = conversations(hit)
+            conversation = ranking.episodes(hit)
             title = titles.get(root) or titles.get(hit.session_id)
             answer = None
             if asks(message.text):
@@ -203,7 +201,7 @@ class SearchEngine:
             # the ``limit`` best overall (settings.more_from_read)
             pool = relevant[:RANKING.expand_top] if RANKING.more_from_read else relevant[:limit]
             following = (opening[hit.message_id] if hit.message_id in opening
-                         else [h.message_id for h in pool if conversations(h) == conversation])
+                         else [h.message_id for h in pool if ranking.episodes(h) == conversation])
             more = [{**texts[m], "message_id": m} for m in following
                     if m not in shown and m in texts][:RANKING.more_per_row]
             # Labelled by what it shows among the ``limit`` best hits: a turn found further down is

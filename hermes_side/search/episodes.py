@@ -110,12 +110,12 @@ class Episodes:
     def root(self, session_id: str) -> str:
         return self._root_of.get(session_id, session_id)
 
-    def read(self, hits: Iterable[Mapping[str, Any]]) -> None:
-        """Read the lineages of ``hits`` at once (one statement), before their keys are asked for."""
+    def read(self, session_ids: Iterable[str]) -> None:
+        """Read the lineages of ``session_ids`` at once (one statement), before their keys are asked for."""
         pause = RANKING.conversation_pause
         wanted: dict[str, list[str]] = {}
-        for hit in hits:
-            root, sid = self.root(hit["session_id"]), hit["session_id"]
+        for sid in session_ids:
+            root = self.root(sid)
             if root not in self._starts and root not in wanted:
                 sessions = self._lineage.get(root, [])
                 # the current session's lineage, which the scope leaves out: its own session
@@ -130,20 +130,20 @@ class Episodes:
             found = merged((s for sid in sessions for s in spans.get(sid, ())), pause)
             self._starts[root] = [start for start, _ in found] if len(found) > 1 else []
 
-    def _starts_of(self, root: str, session_id: str) -> list[float]:
-        if root not in self._starts:
-            self.read([{"session_id": session_id}])
-        return self._starts[root]
-
-    def of(self, session_id: str, message_id: int) -> str:
+    def at(self, session_id: str, timestamp: float | None) -> str:
+        """The key of the conversation of ``session_id``'s lineage that a turn said at ``timestamp`` is in."""
         root = self.root(session_id)
-        message = self._texts.get(message_id)
-        t = getattr(message, "timestamp", None)
-        starts = self._starts_of(root, session_id) if t is not None else []
-        i = max(0, bisect_right(starts, t) - 1) if starts else 0
+        if timestamp is not None and root not in self._starts:
+            self.read([session_id])
+        starts = self._starts.get(root) if timestamp is not None else None
+        i = max(0, bisect_right(starts, timestamp) - 1) if starts else 0
         key = root if i == 0 else f"{root}@{starts[i]:.0f}"
         self._roots[key] = root
         return key
+
+    def of(self, session_id: str, message_id: int) -> str:
+        """The key of the conversation a message read in this search (``texts``) is in."""
+        return self.at(session_id, getattr(self._texts.get(message_id), "timestamp", None))
 
     def lineage(self, key: str) -> str:
         """The root of the lineage a key given out stands in."""
@@ -153,8 +153,8 @@ class Episodes:
         return self.of(hit["session_id"], hit["message_id"])
 
     def expand(self, order: Iterable[str], keys: Iterable[str]) -> list[str]:
-        """A list of conversation roots (conversations.py ranks lineages) as ``keys``: each root
-        stands for its conversations among them, in the order ``keys`` gives."""
+        """A list of lineages' roots (the passage list ranks sessions) as conversation ``keys``: each
+        root stands for its conversations among them, in the order ``keys`` gives."""
         by_root: dict[str, list[str]] = {}
         for key in keys:
             by_root.setdefault(self.lineage(key), []).append(key)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from array import array
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from functools import cached_property
@@ -82,7 +82,8 @@ class Question:
     # The day, week or month it names on that calendar (conversations.named_time): "5月3日", "in May
     # 2023", and counted back from when it is asked, "昨天", "last week".
     when: NamedTime | None = None
-    held: Mapping[str, list[int]] = field(default_factory=dict)  # session → its first turns held then
+    # Each conversation held then: its session and first turns (ProfileReader.first_turns), oldest first.
+    held: Sequence[tuple[str, list[int]]] = ()
 
     @property
     def mode(self) -> str:
@@ -134,8 +135,8 @@ def ask(reader: ProfileReader, request: SearchRequest, scope: Scope) -> Question
     zone = clock.zone(reader.home)
     text = clean_text(check_length(request.query))
     when = named_time(text, zone, time.time())
-    # Each session's first turns held then (ranker.held_then shows them), under every read-time rule.
-    held = reader.first_turns(filters, when, RANKING.more_per_row + 2) if when is not None else {}
+    # Each conversation's first turns held then (ranker.held_then shows them), under every read-time rule.
+    held = reader.first_turns(filters, when, RANKING.more_per_row + 2) if when is not None else []
     unsaid = when is not None and when.said and held
     query = parse_clean(" ".join(text.replace(when.said, " ", 1).split()) if unsaid else text)
     return Question(request, query, scope, rows, filters,

@@ -101,6 +101,7 @@ class Ranking:
     answers: dict[int, dict[str, Any] | None]  # each asking top hit's answer, looked up once
     conversations: list[tuple[list[str], float]]  # conversation lists (words, passages) and their weights
     evidence: Evidence  # what bears on every hit's relevance (relevance.Evidence)
+    episodes: Episodes  # what a conversation is: a lineage cut at its pauses (episodes.py), keyed per search
     keyword_detail: str = ""  # why keyword search did not read the whole scope (KeywordResult.detail)
 
     @property
@@ -124,22 +125,30 @@ def rank(reader: ProfileReader, question: Question) -> Ranking:
     session_of = {h.message_id: h.session_id for h in [*kw, *tr]} | dict(sem)
     hits = [RankedHit(mid, session_of[mid], _source(mid in kw_ids, mid in cosine), cosine.get(mid), score)
             for mid, score in fused]
+    # A conversation: a session lineage cut at its long pauses (episodes.py); the lineages of the
+    # hits and of the turns keyword search read, read at once.
+    results = [r for r in (c.keyword, question.translation.found) if r is not None]
+    episodes = Episodes(reader.connection(), reader.timelines, scope.smap.root_of, scope.session_ids, texts)
+    episodes.read(dict.fromkeys([*(h.session_id for h in hits), *(d.session_id for r in results for d in r.docs)]))
     lists: list[tuple[list[str], float]] = []
     if question.mode != "semantic":
         n = scope.conversations
         for result, weight in ((c.keyword if kw else None, weights[0] if weights else 1.0),
                                (question.translation.found, weights[1] if weights else 1.0)):
             if result is not None and result.docs and weight > 0:
-                lists.append((lexical_order(result.docs, result.terms, scope.smap.root_of, n), weight))
+                words = lexical_order(result.docs, result.terms, lambda d: episodes.at(d.session_id, d.timestamp), n)
+                lists.append((words, weight))
     if c.outcome is not None and c.outcome.passages is not None and sem and RANKING.passage_weight > 0:
-        # The conversations' best passages by meaning, of the conversations a hit came from.
+        # The conversations' best passages by meaning, of the conversations a hit came from: a
+        # session's best, standing for each of its conversations, in the order of their hits.
         passages = c.outcome.passages(list(dict.fromkeys(h.session_id for h in hits)))
-        lists.append((passage_order(passages, scope.smap.root_of), RANKING.passage_weight))
+        found = dict.fromkeys(episodes.of(h.session_id, h.message_id) for h in hits)
+        lists.append((episodes.expand(passage_order(passages, scope.smap.root_of), found), RANKING.passage_weight))
     baselines = c.outcome.baselines if c.outcome else {}
     evidence = Evidence(baselines, scope_coverage(reader, question, c.keyword, tr, texts),
                         scope_names(c.keyword, question.query.names))
     hits, answers = answered(reader, hits, texts, cosine)
-    return Ranking(hits, c.outcome, texts, answers, lists, evidence, c.keyword.detail)
+    return Ranking(hits, c.outcome, texts, answers, lists, evidence, episodes, c.keyword.detail)
 
 
 def gather(reader: ProfileReader, question: Question) -> Candidates:
@@ -268,7 +277,7 @@ class Verdicts:
         return hit.relevance
 
 
-def judged(ranking: Ranking, question: Question, conversations: Episodes | None = None) -> Verdicts:
+def judged(ranking: Ranking, question: Question) -> Verdicts:
     """Stage 5: the hits with their relevance; hits below the floor are dropped, so a search's
     ``limit`` is a maximum: a query with nothing related in the project gets nothing back. The
     share of the question the scope holds at all (``ranking.evidence``) caps how related any hit can be.
@@ -276,8 +285,7 @@ def judged(ranking: Ranking, question: Question, conversations: Episodes | None 
     least as related as its conversation's hits are by their words together
     (results.with_conversation_words). Elsewhere a hit keyword search found, which the floor never
     drops (``RANKING.min_shown``), is judged only when a result row shows it (``Verdicts.of``):
-    most are never shown, and judging was a tenth of a keyword search. ``conversations``: what a
-    conversation is (episodes.py), else a session lineage."""
+    most are never shown, and judging was a tenth of a keyword search."""
 
     def verdict(hit: RankedHit) -> Relevance | None:
         message = ranking.texts[hit.message_id]
@@ -295,14 +303,14 @@ def judged(ranking: Ranking, question: Question, conversations: Episodes | None 
             hit = replace(hit, relevance=relevance)
         out.append(hit)
     if question.small:
-        out = with_conversation_words(out, conversations or question.scope.smap.root_of,
+        out = with_conversation_words(out, ranking.episodes,
                                       {mid: m.text for mid, m in ranking.texts.items()},
                                       lambda text: judge(question, Candidate(text), ranking.evidence))
     return Verdicts(out, verdict)
 
 
-def held_then(reader: ProfileReader, question: Question, ranking: Ranking, found: Collection[str],
-              conversations: Episodes) -> list[tuple[RankedHit, list[int]]]:
+def held_then(reader: ProfileReader, question: Question, ranking: Ranking,
+              found: Collection[str]) -> list[tuple[RankedHit, list[int]]]:
     """The conversations held in the time the question names that no hit found (``found``: the
     roots that have one), oldest first: each shown by its first turn held then and the turns after
     it (``Question.held``: ``ProfileReader.first_turns``, read under every rule a hit is read under) — how that
@@ -311,25 +319,26 @@ def held_then(reader: ProfileReader, question: Question, ranking: Ranking, found
     Only when they all fit in the request's ``limit``: a month of a busy project holds hundreds,
     and a time that names more conversations than the rows can show names none in particular (the
     oldest five of them would push out the rows the words found). Their texts join ``ranking.texts``.
-    ``found`` and the rows are ``conversations``' keys: in a lineage cut at its pauses, the time's
+    ``found`` and the rows are ``ranking.episodes``' keys: in a lineage cut at its pauses, the time's
     first turn may open a conversation of its own though a hit came from an older one."""
-    # The first turn, its answer, and ``more_per_row`` turns after them.
-    opening: dict[str, tuple[str, list[int]]] = {}
-    for session, ids in sorted(question.held.items(), key=lambda kv: kv[1][0]):
-        opening.setdefault(question.scope.root(session), (session, ids))
+    # The first turn, its answer, and ``more_per_row`` turns after them, of each conversation.
+    held, limit = question.held, question.request.limit
+    conversations = ranking.episodes
     hit_roots = {conversations.lineage(key) for key in found}
-    if sum(root not in hit_roots for root in opening) > question.request.limit:
+    if len({question.scope.root(session) for session, _ in held} - hit_roots) > limit:
+        return []  # before reading any: more lineages held then than the rows, none of them found
+    ranking.texts.update(reader.messages([ids[0] for _, ids in held if ids[0] not in ranking.texts]))
+    opening: dict[str, tuple[str, list[int]]] = {}
+    for session, ids in held:  # oldest first: a lineage's sessions in one conversation show its first
+        if ids[0] in ranking.texts:  # else deleted since
+            opening.setdefault(conversations.of(session, ids[0]), (session, ids))
+    unfound = [(session, ids) for key, (session, ids) in opening.items() if key not in found]
+    if len(unfound) > limit:
         return []
-    ranking.texts.update(reader.messages([mid for _, ids in opening.values() for mid in ids
-                                          if mid not in ranking.texts]))
-    unfound = [(session, ids) for session, ids in opening.values()
-               if conversations.of(session, ids[0]) not in found]
-    if len(unfound) > question.request.limit:
-        return []
+    ranking.texts.update(reader.messages([mid for _, ids in unfound for mid in ids[1:] if mid not in ranking.texts]))
     out = []
     for session, (first, *after) in unfound:
-        if (message := ranking.texts.get(first)) is None:  # deleted since
-            continue
+        message = ranking.texts[first]
         relevance = judge(question, Candidate(message.text), ranking.evidence) or Relevance("low", 0.0)
         out.append((RankedHit(first, session, "date", relevance=relevance), after))
     return out

@@ -32,6 +32,7 @@ from .conversations import NamedTime
 from .episodes import Timelines
 from .keyword import Filters, ScopeMemo, ScopeRows
 from .records import FieldMapping
+from .settings import RANKING
 
 log = logging.getLogger(__name__)
 
@@ -340,26 +341,36 @@ class ProfileReader:
         quotes.hide(self.connection(), self.home, self.scope_map, texts)
         return {r["id"]: Message(r["role"], texts[r["id"]]["text"], r["timestamp"], r["session_id"]) for r in rows}
 
-    def first_turns(self, filters: Filters, named: NamedTime, count: int = 1) -> dict[str, list[int]]:
-        """Each session's first ``count`` turns held in the ``named`` time that search may show —
-        the scope's sessions, the request's bounds and every read-time rule (``Filters.sql``: live,
-        not forgotten, no summary) — as session → message ids, oldest first. Read span by span
-        through Hermes' (session_id, timestamp) index: a day of any year is that day in each year
-        the scope spans (a 200k-message scope: ~10 ms, where testing every row's day took 450 ms)."""
+    def first_turns(self, filters: Filters, named: NamedTime, count: int = 1) -> list[tuple[str, list[int]]]:
+        """The first ``count`` turns of each conversation held in the ``named`` time that search may
+        show — the scope's sessions, the request's bounds and every read-time rule (``Filters.sql``:
+        live, not forgotten, no summary) — as (session, message ids), oldest first. A conversation is
+        a session's turns in that time cut at each pause of more than ``conversation_pause``
+        (episodes.py): a group's session of weeks holds several in "上周". Read span by span through
+        Hermes' (session_id, timestamp) index: a day of any year is that day in each year the scope
+        spans (a 200k-message scope: ~10 ms, where testing every row's day took 450 ms)."""
         conn = self.connection()
         sessions = json.dumps(list(filters.session_ids))
         first, last = conn.execute(_SCOPE_TIMES, (sessions,)).fetchone()
         if first is None:
-            return {}
+            return []
         where, params = filters.sql(conn)
-        found: dict[str, list[int]] = {}
+        pause = RANKING.conversation_pause
+        found: dict[tuple[str, int, float], list[tuple[float, int]]] = {}
         for start, end in named.spans(first, last):
-            rows = conn.execute(f"SELECT session_id, id FROM (SELECT m.session_id, m.id, row_number() OVER"
-                                f" (PARTITION BY m.session_id ORDER BY m.id) AS n {MESSAGES_FROM} WHERE {where}"
-                                " AND m.timestamp BETWEEN ? AND ?) WHERE n <= ?", (*params, start, end, count))
-            for session, mid in rows:
-                found.setdefault(session, []).append(mid)
-        return {session: sorted(ids)[:count] for session, ids in found.items()}
+            # Each turn's conversation within the span (a running count of the pauses before it in
+            # its session), then the first ``count`` turns of each.
+            rows = conn.execute(
+                "SELECT session_id, id, ts, part FROM (SELECT *, row_number() OVER (PARTITION BY session_id, part"
+                " ORDER BY ts, id) AS n FROM (SELECT *, sum(opens) OVER (PARTITION BY session_id ORDER BY ts, id)"
+                " AS part FROM (SELECT m.session_id, m.id, m.timestamp AS ts, CASE WHEN ? > 0 AND m.timestamp -"
+                " lag(m.timestamp) OVER (PARTITION BY m.session_id ORDER BY m.timestamp, m.id) > ? THEN 1 ELSE 0"
+                f" END AS opens {MESSAGES_FROM} WHERE {where} AND m.timestamp BETWEEN ? AND ?)))"
+                " WHERE n <= ?", (pause, pause, *params, start, end, count))
+            for session, mid, ts, part in rows:
+                found.setdefault((session, part, start), []).append((ts, mid))
+        held = [(session, [mid for _, mid in sorted(turns)][:count]) for (session, *_), turns in found.items()]
+        return sorted(held, key=lambda held: held[1][0])
 
     def timestamps(self, ids: Sequence[int]) -> dict[int, float]:
         rows = self.connection().execute(

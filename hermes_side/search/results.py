@@ -120,18 +120,13 @@ def group_by_conversation(hits: Iterable[Mapping[str, Any]], conversation: Conve
     then by the level of the hit shown, before ``limit`` cuts — a high row the fusion placed sixth
     comes before a low one it placed first — each conversation shown by its best-labelled hit.
     ``first``: conversations that lead the ranking, in its order (held on the day the question
-    names). Only conversations with a hit are shown. ``lists`` rank lineages; where
-    ``conversation`` cuts a lineage into several (``episodes.Episodes.expand``), each of them stands
-    at its lineage's place, in the order of their best messages."""
+    names). Only conversations with a hit are shown; ``lists`` name them as ``conversation`` does."""
     hits = list(hits)
     key = keyed(conversation)
     best = conversation_order(hits, key)
     shown: dict[str, Mapping[str, Any]] = {}
     for hit in by_level(hits, labels_lead):
         shown.setdefault(key(hit), hit)
-    expand = getattr(conversation, "expand", None)
-    if expand is not None:
-        lists = [(expand(order, best), weight) for order, weight in lists]
     if lists:
         fused = rrf([list(best), *(list(order) for order, _ in lists)], k=RANKING.rrf_k,
                     weights=[1.0, *(weight for _, weight in lists)])

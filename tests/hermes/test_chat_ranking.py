@@ -409,10 +409,12 @@ def uncleared_group(world, loaded_plugin):
                  else [other[day % 3], "sure", "thanks"])
         if day == 17:  # a pasted log: one burst, twenty lines
             lines = [f"[build {n}] deploy step {n} done" for n in range(20)]
-        for n, text in enumerate(lines):
-            name = ("Ross Geller", "Rachel Green", "Monica Geller")[n % 3]
-            world.db.append_message(sid, "user", current(name, text), timestamp=t + n * 40)
-            world.db.append_message(sid, "assistant", "好的", timestamp=t + n * 40 + 5)
+        talk = [(t, lines)] + ([(t + 6 * 3600, ["dinner on Friday?", "yes, at eight"])] if day == 10 else [])
+        for at, said in talk:  # 11 October: the evening's talk too, six hours after the afternoon's
+            for n, text in enumerate(said):
+                name = ("Ross Geller", "Rachel Green", "Monica Geller")[n % 3]
+                world.db.append_message(sid, "user", current(name, text), timestamp=at + n * 40)
+                world.db.append_message(sid, "assistant", "好的", timestamp=at + n * 40 + 5)
     return TestClient(create_app(world.home, KEY)), deploys
 
 
@@ -441,3 +443,46 @@ def test_a_named_day_in_a_group_session_of_weeks_is_that_days_talk(uncleared_gro
                                      "mode": "keyword", "limit": 5}, headers=AUTH)
     rows = r.json()["results"]
     assert rows and "database backup" in rows[0]["snippet"] and rows[0]["when"].startswith("2026-10-11"), rows
+
+
+def test_a_day_in_a_group_session_of_weeks_brings_each_conversation_held_then(uncleared_group):
+    """"/recall 2026年10月11日": that day's afternoon and evening, each by how it opened — one
+    session, two conversations (as one conversation, only the afternoon's opening was shown)."""
+    client, _ = uncleared_group
+    r = client.post("/search", json={"query": "2026年10月11日", "chat": GROUP, "mode": "keyword", "limit": 5},
+                    headers=AUTH)
+    day = r.json()["results"]  # (then rows its digits found on other days: they are words here)
+    assert [(row["when"][:16], row["score_source"]) for row in day][:2] == [
+        ("2026-10-11 14:00", "date"), ("2026-10-11 20:00", "date")], day
+    assert "database backup" in day[0]["snippet"] and "dinner" in day[1]["snippet"]
+
+
+def test_last_week_in_a_group_session_of_weeks_counts_its_conversations(world, loaded_plugin):
+    """"/recall 上周" in a group whose one session talked every afternoon of the last three weeks:
+    last week's seven afternoons are seven conversations — shown when the rows hold them, counted
+    when they do not. As one conversation, the first turn of last week stood for all of it."""
+    alpha = world.folder("alpha")
+    bindings.set_binding(world.home, GROUP, world.project("Alpha", alpha))
+    sid = "hermes-onebotv11+group+111"
+    world.db.create_session(sid, "api_server", cwd=str(alpha))
+    today = datetime.now().astimezone().date()  # the profile's calendar: the machine's, here
+    for back in range(21, 0, -1):
+        day = today - timedelta(days=back)
+        at = datetime(day.year, day.month, day.day, 14).astimezone().timestamp()
+        world.db.append_message(sid, "user", current("Rachel Green", f"notes of {day.isoformat()}"), timestamp=at)
+        world.db.append_message(sid, "assistant", "好的", timestamp=at + 5)
+    client = TestClient(create_app(world.home, KEY))
+
+    def ask(limit: int) -> dict:
+        r = client.post("/search", json={"query": "上周", "chat": GROUP, "mode": "keyword", "limit": limit},
+                        headers=AUTH)
+        assert r.status_code == 200, r.text
+        if datetime.now().astimezone().date() != today:
+            pytest.skip("the day changed during the test")
+        return r.json()
+
+    week = sorted(day.isoformat() for day in _last_week(today))
+    shown = ask(10)["results"]
+    assert [row["when"][:10] for row in shown] == week and {row["score_source"] for row in shown} == {"date"}, shown
+    counted = ask(5)
+    assert counted["results"] == [] and counted["held_then"] == 7, counted
