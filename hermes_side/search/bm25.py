@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text import without_code
+from .episodes import parts
 from .query import ASCII_TOKEN, CJK_CHAR, TOKEN, Term, cjk_runs, fold
 from .settings import RANKING
 
@@ -84,23 +85,6 @@ class Matcher:
         return Doc(message_id, session_id, tf, max(1, len(tokens) + n_cjk), timestamp)
 
 
-def bursts(docs: Sequence[Doc], pause: float) -> dict[int, int]:
-    """Each message → the number of its burst in its session: the session's ``docs`` in time order,
-    a new burst after more than ``pause`` seconds without one (0: every message is burst 0). A
-    pause here is between matching turns only — turns that do not match may fill it — so a burst
-    is never longer than the conversation it stands in (episodes.py), and the cap holds per burst."""
-    if pause <= 0:
-        return {}
-    out: dict[int, int] = {}
-    last: dict[str, tuple[float, int]] = {}
-    for d in sorted((d for d in docs if d.timestamp is not None), key=lambda d: d.timestamp):
-        seen = last.get(d.session_id)
-        n = 0 if seen is None else seen[1] + (d.timestamp - seen[0] > pause)
-        last[d.session_id] = (d.timestamp, n)
-        out[d.message_id] = n
-    return out
-
-
 def bm25(doc: Doc, idf: dict[Term, float]) -> float:
     """Okapi BM25 of a message over the terms in ``idf`` (terms missing there do not count)."""
     score = 0.0
@@ -119,10 +103,11 @@ def idf(df: float, total: int) -> float:
 def best(docs: list[Doc], weights: dict[Term, float], limit: int) -> list[Hit]:
     """The ``limit`` best-scoring messages, newest first among equals, at most
     ``RANKING.per_conversation`` of one conversation — a session's matching turns cut at each pause
-    of more than ``RANKING.conversation_pause`` between them (a pasted log is one burst; a group's
-    session of weeks, many conversations: capped per session, its whole history gave 8 hits)."""
+    of more than ``RANKING.conversation_pause`` between them (capped per session, a group's session
+    of weeks gave 8 hits for its whole history)."""
     scored = sorted(((bm25(d, weights), d.message_id, d.session_id) for d in docs), key=lambda t: (-t[0], -t[1]))
-    burst = bursts(docs, RANKING.conversation_pause)
+    # a pasted log is one burst of matches; a session of weeks, many (episodes.parts)
+    burst = parts(((d.message_id, d.session_id, d.timestamp) for d in docs), RANKING.conversation_pause)
     per_conversation: Counter = Counter()
     hits: list[Hit] = []
     for score, mid, sid in scored:

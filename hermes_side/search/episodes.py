@@ -40,6 +40,23 @@ def cut(times: Iterable[float], pause: float, spans: list[list[float]] | None = 
     return out
 
 
+def parts(turns: Iterable[tuple[int, str, float | None]], pause: float) -> dict[int, int]:
+    """Each turn (id, session, time) → the number of its part of its session among ``turns``: in
+    time order, a new part after more than ``pause`` seconds without one of them (0: every turn is
+    part 0; a turn without a time is part 0). Among a sample or a search's matches only — turns
+    left out may fill a pause — so a part is never longer than the conversation it stands in. Pure."""
+    if pause <= 0:
+        return {}
+    out: dict[int, int] = {}
+    last: dict[str, tuple[float, int]] = {}
+    for turn, session, t in sorted((x for x in turns if x[2] is not None), key=lambda x: x[2]):
+        seen = last.get(session)
+        n = 0 if seen is None else seen[1] + (t - seen[0] > pause)
+        last[session] = (t, n)
+        out[turn] = n
+    return out
+
+
 def merged(spans: Iterable[Span], pause: float) -> list[Span]:
     """The spans of several sessions of one lineage (a compaction's child, a branch) as one
     timeline: spans that overlap or stand within ``pause`` of each other are one. Pure."""

@@ -35,6 +35,7 @@ import logging
 import re
 import sqlite3
 import threading
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from ..stores.hermes_db import plain_cursor
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
 from . import probes
 from .bm25 import Doc, Hit, Matcher, best, doc_terms, idf
+from .episodes import cut, parts
 from .query import MAX_TERMS, ParsedQuery, Term, bigrams, cjk_runs, fold, like_pattern
 from .settings import RANKING
 
@@ -107,8 +109,8 @@ class ScopeStats:
     df: Counter
     built_for: int  # scope size when built
     members: frozenset[str] = frozenset()  # the words of the members' names its sender tags show
-    spread: Counter = field(default_factory=Counter)  # term → conversations (sessions) holding it
-    conversations: int = 0  # sessions sampled
+    spread: Counter = field(default_factory=Counter)  # term → conversations holding it (sessions cut at pauses)
+    conversations: int = 0  # conversations sampled
     cjk_rows: int = 0  # sampled messages holding Chinese (CJK) text
 
     def holds_cjk(self, word: str) -> bool:
@@ -139,16 +141,17 @@ class ScopeStats:
 def _build_stats(conn: sqlite3.Connection, sample: Sequence[int], filters: Filters, built_for: int) -> ScopeStats:
     df: Counter = Counter()
     members: set[str] = set()
-    held: dict[str, set[str]] = {}
+    held: dict[tuple[str, int], set[str]] = {}  # each conversation's terms: a session's part (episodes.parts)
     cjk_rows = 0
     rows = _rows(conn, sample, Filters(filters.session_ids))
-    for _, session, content, _ in rows:
+    part = parts(((mid, session, ts) for mid, session, _, ts in rows), RANKING.conversation_pause)
+    for mid, session, content, _ in rows:
         folded = fold(message_text(content))
         runs = cjk_runs(folded)
         cjk_rows += bool(runs)
         terms = doc_terms(folded).keys() | {ch for run in runs if len(run) > 1 for ch in run}
         df.update(terms)  # CJK single characters too
-        held.setdefault(session, set()).update(terms)
+        held.setdefault((session, part.get(mid, 0)), set()).update(terms)
         members.update(w for name in SENDER.findall(folded) for w in WORD.findall(name))
     spread = Counter(t for terms in held.values() for t in terms)
     return ScopeStats(len(rows), df, built_for, frozenset(members), spread, len(held), cjk_rows)
@@ -180,6 +183,8 @@ class ScopeMemo:
     spans: list[tuple[int, int]] = field(default_factory=list)
     id_set_len: int = -1
     stats: ScopeStats | None = None
+    # (ids counted, pause) → each session's conversations' first times in the scope (_scope_parts)
+    parts: tuple[int, float, dict[str, list[float]]] | None = None
 
 
 class ScopeRows(NamedTuple):
@@ -299,7 +304,7 @@ def _scan(conn, rows: ScopeRows, terms: list[Term], filters: Filters, limit: int
         df: Counter = Counter(t for doc in docs for t in doc.tf)
         share = {t: df[t] / max(1, len(window)) for t in terms}
         dropped: list[Term] = []
-        spread = _doc_spread(docs, filters)
+        spread = _doc_spread(docs, filters, _scope_parts(conn, rows, window))
     else:
         stats = scope_stats(conn, rows, filters)
         terms, dropped = select_terms(terms, stats.df_of)
@@ -312,14 +317,39 @@ def _scan(conn, rows: ScopeRows, terms: list[Term], filters: Filters, limit: int
     return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, weights)
 
 
-def _doc_spread(docs: Sequence[Doc], filters: Filters) -> Callable[[Term], float]:
-    """Each term's share of the scope's conversations that hold it, from the scanned rows."""
-    held: dict[Term, set[str]] = {}
+def _doc_spread(docs: Sequence[Doc], filters: Filters, starts: Mapping[str, list[float]]) -> Callable[[Term], float]:
+    """Each term's share of the scope's conversations that hold it, from the scanned rows: each
+    session of the scope one conversation, or as many as ``starts`` gives it (:func:`_scope_parts`)."""
+    held: dict[Term, set[tuple[str, int]]] = {}
     for doc in docs:
+        first = starts.get(doc.session_id)
+        part = max(0, bisect_right(first, doc.timestamp) - 1) if first and doc.timestamp is not None else 0
         for t in doc.tf:
-            held.setdefault(t, set()).add(doc.session_id)
-    n = max(1, len(filters.session_ids))
+            held.setdefault(t, set()).add((doc.session_id, part))
+    n = max(1, len(filters.session_ids) + sum(max(0, len(first) - 1) for first in starts.values()))
     return lambda t: len(held.get(t, ())) / n
+
+
+def _scope_parts(conn: sqlite3.Connection, rows: ScopeRows, window: Sequence[int]) -> dict[str, list[float]]:
+    """Each session of the scanned ``window`` → its conversations' first turns' times (a session cut
+    at each pause of more than ``conversation_pause``, episodes.py): a direct chat of ten days in
+    one bridge session is ten conversations when "movies" is asked about, not one that holds every
+    word. Read once per scope and size (the scan path's scopes: at most ``recent_fallback`` rows)."""
+    pause = RANKING.conversation_pause
+    memo = rows.memo
+    with memo.lock:
+        if memo.parts is not None and memo.parts[:2] == (len(window), pause):
+            return memo.parts[2]
+    times: dict[str, list[float]] = {}
+    for session, t in plain_cursor(conn).execute(
+            "SELECT session_id, timestamp FROM messages WHERE id IN (SELECT value FROM json_each(?))"
+            " ORDER BY timestamp", (json.dumps(list(window)),)):
+        if t is not None:
+            times.setdefault(session, []).append(t)
+    starts = {session: [a for a, _ in cut(ts, pause)] if pause > 0 else ts[:1] for session, ts in times.items()}
+    with memo.lock:
+        memo.parts = (len(window), pause, starts)
+    return starts
 
 
 def _scope_idf(terms: Sequence[Term], share: dict[Term, float], size: int) -> dict[Term, float]:

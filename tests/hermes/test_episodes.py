@@ -1,11 +1,10 @@
-"""A conversation is a session lineage cut at its long pauses (``search/episodes.py``; the
-keyword cap's bursts, ``bm25.bursts``): the pure parts, and the timeline read from a Hermes home
-written with Hermes' own SessionDB."""
+"""A conversation is a session lineage cut at its long pauses (``search/episodes.py``; the keyword
+cap's and the scope statistics' parts of a session, ``episodes.parts``): the pure parts, and the
+timeline read from a Hermes home written with Hermes' own SessionDB."""
 
 from __future__ import annotations
 
-from hermes_side.search.bm25 import Doc, bursts
-from hermes_side.search.episodes import Episodes, Timelines, cut, merged
+from hermes_side.search.episodes import Episodes, Timelines, cut, merged, parts
 from hermes_side.search.settings import overridden
 
 HOUR = 3600.0
@@ -23,12 +22,11 @@ def test_the_spans_of_a_lineages_sessions_are_one_timeline():
     assert merged([*parent, *child, *branch], HOUR) == [(0.0, 400.0), (10 * HOUR, 12 * HOUR)]
 
 
-def test_a_pasted_log_is_one_burst_and_days_apart_are_two():
-    docs = [Doc(n, "s", {}, 5, timestamp=1000.0 + n) for n in range(20)]
-    docs += [Doc(100, "s", {}, 5, timestamp=1000.0 + 86400), Doc(200, "t", {}, 5, timestamp=1000.0)]
-    got = bursts(docs, HOUR)
+def test_a_pasted_log_is_one_part_and_days_apart_are_two():
+    turns = [(n, "s", 1000.0 + n) for n in range(20)] + [(100, "s", 1000.0 + 86400), (200, "t", 1000.0)]
+    got = parts(turns, HOUR)
     assert {got[n] for n in range(20)} == {0} and got[100] == 1 and got[200] == 0
-    assert bursts(docs, 0) == {}  # off: a session is one conversation
+    assert parts(turns, 0) == {}  # off: a session is one conversation
 
 
 def _lineage(world):
