@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..text import without_code
 from .episodes import parts
@@ -60,7 +60,13 @@ class Matcher:
                 for form in term.forms:
                     self.forms[form] = (*self.forms.get(form, ()), term)
 
-    def doc(self, message_id: int, session_id: str, text: str, timestamp: float | None = None) -> Doc:
+    def doc(self, message_id: int, session_id: str, text: str, timestamp: float | None = None, *,
+            whole: str | None = None) -> Doc:
+        """What ``text`` holds of the query; ``whole``: the message's whole text when ``text`` is only
+        what counts for the query (buffered.py) — the length is the message's own."""
+        if whole is not None and whole != text:
+            return replace(self.doc(message_id, session_id, text, timestamp),
+                           length=self.doc(message_id, session_id, whole).length)
         folded = fold(text)
         # Most history is ASCII: no CJK pass over it (a quarter of the time of a message's count),
         # and its tokens cut by the ASCII pattern (half the time of the Unicode one).

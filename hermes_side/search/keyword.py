@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 from ..stores.hermes_db import plain_cursor
 from ..stores.messages import MESSAGES_FROM, eligible_sql, message_text
-from . import probes
+from . import buffered, probes
 from .bm25 import Doc, Hit, Matcher, best, doc_terms, idf
 from .episodes import cut, parts
 from .query import MAX_TERMS, ParsedQuery, Term, bigrams, cjk_runs, fold, like_pattern
@@ -244,7 +244,17 @@ def _rows(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters,
 
 def _read(conn: sqlite3.Connection, ids: Sequence[int], filters: Filters, matcher: Matcher,
           needles: tuple[Sequence[str], Sequence[str]] | None = None) -> list[Doc]:
-    return [matcher.doc(r[0], r[1], message_text(r[2]), r[3]) for r in _rows(conn, ids, filters, needles)]
+    return _docs(_rows(conn, ids, filters, needles), matcher)
+
+
+def _docs(rows: Sequence[tuple[int, str, str, float | None]], matcher: Matcher) -> list[Doc]:
+    """The rows read, each counting what it holds of the query — a buffered line of the group only
+    in the turn that first stored it, when that was more than a pause before (buffered.py)."""
+    texts = [message_text(r[2]) for r in rows]
+    pause = RANKING.conversation_pause if RANKING.buffer_once else 0.0
+    first = buffered.first_stored(zip(texts, (r[3] for r in rows), strict=True)) if pause else {}
+    return [matcher.doc(r[0], r[1], buffered.counted(text, r[3], first, pause), r[3], whole=text)
+            for r, text in zip(rows, texts, strict=True)]
 
 
 def _needles(terms: Sequence[Term]) -> tuple[list[str], list[str]]:
@@ -433,13 +443,14 @@ def _fts(conn, query: ParsedQuery, rows: ScopeRows, terms: list[Term], filters: 
     # thousands of rowids through a key function (ids are unique: the same order).
     top = [-m for _, m in heapq.nsmallest(RANKING.candidates_max, ((-s, -mid) for mid, s in prescore.items()))]
     matcher = Matcher(kept)
-    docs = _read(conn, top, filters, matcher)
+    read = _rows(conn, top, filters)
     short = [t for t in kept if t.kind == "cjk" and not any(t.text in p for p in query.cjk_long)]
     if short:  # no Hermes index finds 1–2 character pieces: look in the scope's newest messages
         seen = set(top)
         recent = [mid for mid in scope_ids[-RANKING.recent_fallback:] if mid not in seen]
         needles = _needles(_rarest(short, stats.df_of, RANKING.window_needle_terms))
-        docs += _read(conn, recent, filters, matcher, needles)
+        read += _rows(conn, recent, filters, needles)
+    docs = _docs(read, matcher)
     return KeywordResult(best(docs, weights, limit), common, _dropped(dropped), docs, weights)
 
 

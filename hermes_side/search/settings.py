@@ -154,6 +154,11 @@ class Ranking:
     # between them (5 hours, a day); every dev world written a session per scene or day is
     # identical by construction. 0: a conversation is a session lineage, as before.
     conversation_pause: float = 3600.0
+    # A line of the group's buffer (the bridge's ``<recent_messages>``) stored in a turn more than
+    # ``conversation_pause`` earlier counts for the query's words only there, not again in a later
+    # turn that carries it (buffered.py): the first @ of the morning carries last night's lines.
+    # Off: every turn counts every line it holds, as before.
+    buffer_once: bool = True
     # A conversation's best messages: its top 3 fused scores, each worth a tenth of the one before
     # (session hit@3 0.861 alone → 0.870; ½ per hit let loosely related conversations lead on the
     # Chinese history, row msg@1 0.905 → 0.779).

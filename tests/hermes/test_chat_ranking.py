@@ -486,3 +486,43 @@ def test_last_week_in_a_group_session_of_weeks_counts_its_conversations(world, l
     assert [row["when"][:10] for row in shown] == week and {row["score_source"] for row in shown} == {"date"}, shown
     counted = ask(5)
     assert counted["results"] == [] and counted["held_then"] == 7, counted
+
+
+def passive(lines: list[tuple[int, str, str]], text: str) -> str:
+    """A member's turn as the bridge writes it by default (passive mode, perception on): the group's
+    last lines, each with the bridge's message id, then the member's text @-ing the bot."""
+    recent = "\n".join(f"[m:{mid}] [user={name} id={MEMBERS[name]}]: {said}" for mid, name, said in lines)
+    return f"<recent_messages>\n{recent}\n</recent_messages>\n\n{text} @2854196310"
+
+
+@pytest.mark.parametrize("scan_max", [None, 0], ids=["scanned", "fts"])
+def test_last_nights_lines_carried_into_the_mornings_turn_are_last_nights(world, loaded_plugin, ranking, scan_max):
+    """The bridge keeps the group's last lines whatever their age: the first @ of the morning carries
+    last night's talk about the quokka in its buffer. "/recall quokka" is last night's conversation
+    alone; before, the morning's coffee order was a second row, a match for words it never said.
+    Both ways a scope is searched: read whole, and through Hermes' FTS index (a big scope)."""
+    if scan_max is not None:
+        ranking(scan_scope_max=scan_max)
+    alpha = world.folder("alpha")
+    bindings.set_binding(world.home, GROUP, world.project("Alpha", alpha))
+    evening = datetime(2026, 3, 1, 20, tzinfo=UTC).timestamp()
+    zoo = [(1, "Ross Geller", "we went to the zoo after work"), (2, "Monica Geller", "which animals?"),
+           (3, "Ross Geller", "the penguins were asleep, the otters were not"),
+           (4, "Rachel Green", "and the quokka smiled at me the whole time"), (5, "Monica Geller", "so cute")]
+    said = [(zoo, "Rachel Green", evening,
+             "can you find the zoo's opening hours for Saturday, and whether they let you feed the otters?")]
+    morning = [(6, "Monica Geller", "morning all"), (7, "Ross Geller", "coffee?")]
+    said.append((zoo + morning, "Monica Geller", evening + 13 * 3600, "two flat whites please"))
+    for lines, name, at, text in said:
+        sid = f"hermes-onebotv11+group+111+{MEMBERS[name]}"
+        world.db.create_session(sid, "api_server", cwd=str(alpha))
+        world.db.append_message(sid, "user", passive(lines[-10:], text), timestamp=at)
+        world.db.append_message(sid, "assistant", "好的", timestamp=at + 6)
+    client = TestClient(create_app(world.home, KEY))
+    r = client.post("/search", json={"query": "quokka", "chat": GROUP, "mode": "keyword", "limit": 5}, headers=AUTH)
+    assert r.status_code == 200, r.text
+    rows = r.json()["results"]
+    assert [row["when"][:10] for row in rows] == ["2026-03-01"], json.dumps(rows, indent=1)
+    r = client.post("/search", json={"query": "flat whites", "chat": GROUP, "mode": "keyword", "limit": 5},
+                    headers=AUTH)
+    assert [row["when"][:10] for row in r.json()["results"]] == ["2026-03-02"]  # the morning's own words count
