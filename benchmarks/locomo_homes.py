@@ -102,6 +102,11 @@ def build_embedding_index(home: Path) -> dict:
     kwargs = {"progress": progress} if "progress" in inspect.signature(build_index).parameters else {}
     t0 = time.perf_counter()
     stats = build_index(home, load_settings(home), **kwargs)
+    waited = 0
+    while stats.status == "busy" and waited < 600:  # a search's background catch-up of this home, still running
+        time.sleep(2)
+        waited += 2
+        stats = build_index(home, load_settings(home), **kwargs)
     if stats.status != "done":
         raise RuntimeError(f"embedding index build did not finish: {stats}")
     return {"seconds": round(time.perf_counter() - t0, 1), "embedded": stats.chunks_embedded,
