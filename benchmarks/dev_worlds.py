@@ -1,6 +1,6 @@
 """The dev sets' Hermes homes, each built once and cached (``locomo_homes``), and the question sets
-asked in each: LoCoMo (``en``, ``xl``, ``zh``, ``rev``, ``zhpool``, ``zhmix``, ``agent``,
-``agentxl``), FriendsQA (``friends``, ``friends_shared``) and MemoryBank (``mbcn``, ``mben``, and their
+asked in each: LoCoMo (``en``, ``xl``, ``zh``, ``rev``, ``zhpool``, ``zhmix``, ``revpool``, ``revmix``,
+``agent``, ``agentxl``), FriendsQA (``friends``, ``friends_shared``) and MemoryBank (``mbcn``, ``mben``, and their
 questions in the other language, ``mbrev``, ``mbxl``).
 
 A world is one home; a set is a list of questions asked in it. ``FAMILIES`` names the data each set
@@ -18,14 +18,16 @@ from benchmarks.locomo_homes import cached_corpus, loader_fingerprint
 from benchmarks.worlds import bridge, friendsqa, locomo, locomo_zh, memorybank
 from benchmarks.worlds.locomo import Corpus, Question
 
-LOCOMO_SETS = ("en", "zh", "zhpool", "zhmix", "xl", "rev", "agent", "agentxl")
+LOCOMO_SETS = ("en", "zh", "zhpool", "zhmix", "xl", "rev", "revpool", "revmix", "agent", "agentxl")
 CHAT_SETS = ("friends", "friends_shared", "mbcn", "mben", "mbrev", "mbxl")
 # The chats again as the bridge writes them when nobody types /clear: one session for a group (or a
 # direct chat) over the whole history, a conversation being its scene or day (ChatCorpus.conversation_of).
 LONG_SETS = ("friends_long", "mbcn_long", "mben_long")
-DEV_SETS = ("en", "zh", "zhpool", "zhmix", "xl", "rev", *CHAT_SETS, *LONG_SETS)  # (the agent worlds: on demand)
+# (the agent worlds: on demand)
+DEV_SETS = ("en", "zh", "zhpool", "zhmix", "xl", "rev", "revpool", "revmix", *CHAT_SETS, *LONG_SETS)
 FAMILIES = {"en": "locomo", "xl": "locomo", "zh": "locomo-zh", "zhpool": "locomo-zh", "zhmix": "locomo-zh",
-            "rev": "locomo-zh", "agent": "locomo", "agentxl": "locomo", "friends": "friendsqa",
+            "rev": "locomo-zh", "revpool": "locomo-zh", "revmix": "locomo-zh", "agent": "locomo", "agentxl": "locomo",
+            "friends": "friendsqa",
             "friends_shared": "friendsqa", "mbcn": "memorybank", "mben": "memorybank", "mbrev": "memorybank",
             "mbxl": "memorybank", "friends_long": "friendsqa", "mbcn_long": "memorybank", "mben_long": "memorybank"}
 # sets asked in the next conversation's project too (wrong-project quiet): a world whose projects
@@ -57,7 +59,7 @@ def _locomo(args: argparse.Namespace, sets: set[str], files: list[str] | None) -
     # wrong-project quiet: LoCoMo's worlds too unless only chat-shaped sets were asked for
     wrong = "wrong" in sets and bool(sets & set(LOCOMO_SETS) or not sets & set(CHAT_SETS))
     worlds: list[World] = []
-    if sets & {"en", "xl", "rev"} or wrong:
+    if sets & {"en", "xl", "rev", "revpool", "revmix"} or wrong:
         corpus, reused = cached_corpus((args.cache_dir / f"en-{tag}").resolve(), loader_fingerprint(args.data_dir),
                                        lambda h: locomo.load_locomo(h, args.data_dir, files))
         xl = locomo_zh.zh_questions(corpus, args.zh_dir) if sets & {"xl"} or wrong else []
@@ -73,18 +75,22 @@ def _locomo(args: argparse.Namespace, sets: set[str], files: list[str] | None) -
         _say("Chinese", reused, f"{corpus.message_count()} messages, {len(corpus.questions)} Chinese and"
                                 f" {len(rev)} English questions")
     # The Chinese history again: all five conversations in one project (zhpool), or each
-    # conversation's other turns kept beside its Chinese ones in English (zhmix; issue 26).
-    for name, shape in (("zhpool", {"pooled": True}), ("zhmix", {"mixed": True})):
-        if name not in sets:
+    # conversation's other turns kept beside its Chinese ones in English (zhmix; issue 26). Asked in
+    # English too, as `rev` asks the Chinese history (revpool, revmix; issue 36, twelfth pass).
+    for name, across, shape in (("zhpool", "revpool", {"pooled": True}), ("zhmix", "revmix", {"mixed": True})):
+        if not sets & {name, across}:
             continue
         corpus, reused = cached_corpus((args.cache_dir / f"{name}-{tag}").resolve(),
                                        loader_fingerprint(args.data_dir, args.zh_dir),
                                        lambda h, shape=shape: locomo_zh.load_locomo_zh(h, args.data_dir, args.zh_dir,
                                                                                          files, **shape))
-        worlds.append(World(name, corpus, [(name, corpus.questions, False)]))
+        english = locomo_zh.questions_over(corpus, worlds[0].corpus.questions) if across in sets else []
+        worlds.append(World(name, corpus, [(name, corpus.questions if name in sets else [], False),
+                                           (across, english, False)]))
         chinese = sum("：" in t.text.split(" ", 1)[0] for t in corpus.by_message.values())
         _say(name, reused, f"{corpus.message_count()} messages ({chinese} Chinese) in"
-                           f" {len(set(corpus.projects.values()))} project(s), {len(corpus.questions)} questions")
+                           f" {len(set(corpus.projects.values()))} project(s), {len(corpus.questions)} questions,"
+                           f" {len(english)} asked in English")
     if sets & {"agent", "agentxl"}:
         corpus, reused = cached_corpus((args.cache_dir / f"agent-{tag}").resolve(), loader_fingerprint(args.data_dir),
                                        lambda h: locomo.load_locomo(h, args.data_dir, files, agent=True))

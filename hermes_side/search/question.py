@@ -50,7 +50,8 @@ class Translation:
 
     @cached_property
     def english(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(w for c in self.concepts for w in c.english))
+        """Every translation searched (a snippet marks them)."""
+        return tuple(dict.fromkeys(w for c in self.concepts for w in (*c.english, *c.more)))
 
     @cached_property
     def forms(self) -> tuple[tuple[str, ...], ...]:
@@ -59,8 +60,10 @@ class Translation:
 
     @cached_property
     def weak(self) -> tuple[tuple[str, ...], ...]:
-        """Each word's weak translations, or () when no word has any (relevance.translated_coverage)."""
-        return tuple(c.weak for c in self.concepts) if any(c.weak for c in self.concepts) else ()
+        """Each word's translations held only partly (``Concept.weak`` and ``more``), or () when no
+        word has any (relevance.translated_coverage)."""
+        return (tuple((*c.weak, *c.more) for c in self.concepts)
+                if any(c.weak or c.more for c in self.concepts) else ())
 
 
 # Where a question posed apart from any search is asked (relevance rules on their own): nowhere.

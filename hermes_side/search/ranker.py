@@ -371,7 +371,8 @@ def scope_coverage(reader: ProfileReader, question: Question, keyword: KeywordRe
         missing = [h.message_id for h in tr if h.message_id not in texts]
         known = {**texts, **reader.messages(missing)} if missing else texts
         joined = "\n".join(known[h.message_id].text for h in tr if h.message_id in known)
-        found = max(found, translated_coverage(joined, [c.english for c in concepts]) * names)
+        found = max(found, translated_coverage(joined, [c.english for c in concepts],
+                                               question.translation.weak) * names)
     return found
 
 

@@ -90,7 +90,8 @@ def translated_coverage(text: str, concepts: Sequence[Sequence[str]],
     """Share of a Chinese query's words (each with its English translations, ``translate.Concept.forms``)
     found in ``text`` in either language; an English form must start a word ("art" is not in "start").
     ``weak`` (parallel to ``concepts``): translations through a sense the project does not hold
-    (``translate.weigh_senses``); a word found only through them counts ``RANKING.weak_sense``, so
+    (``translate.weigh_senses``), or, for an English word, Chinese words it only may stand for
+    (``translate.Concept.more``); a word found only through them counts ``RANKING.weak_sense``, so
     it cannot make a message a sure answer on its own."""
     return _translated_share(fold(text), concepts, weak)
 
@@ -116,7 +117,9 @@ def _concept_shares(folded: str, concepts: Sequence[Sequence[str]], weak: Sequen
             out.append(1.0)
             continue
         own = max((_found(f, folded) for f in cjk), default=0.0)
-        if n < len(weak_patterns) and (pattern := weak_patterns[n][1]) is not None and pattern.search(folded):
+        if n < len(weak_patterns) and (
+                ((pattern := weak_patterns[n][1]) is not None and pattern.search(folded))
+                or any(f in folded for f in weak_patterns[n][0])):  # an English word's Chinese ones, whole
             own = max(own, RANKING.weak_sense)
         out.append(own)
     return out

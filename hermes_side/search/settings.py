@@ -86,6 +86,13 @@ class Ranking:
     # sampled messages with Chinese text under which an English question is not translated.
     reverse_translation: bool = True
     reverse_min_cjk: float = 0.05
+    # An English word's Chinese words past its own entry's first sixteen, and its uninflected
+    # form's ("friends" → 朋友 as "friend", "methods" → 方法): searched, and held at ``weak_sense``
+    # in the labels (translate._lookup). Off: only the entry's first sixteen, as before. Dev, keyword,
+    # paired against off (benchmarks/README.md, "Twelfth pass"): rev conv@1 +0.041 (32/16, p 0.029),
+    # revpool conv@1 +0.036 (25/11, p 0.029); no loss beyond noise on any set; hybrid identical.
+    # Counted whole in the labels instead: MemoryBank's wrong-project quiet −0.130 (0/13).
+    reverse_lemmas: bool = True
     # What that list counts beside the semantic list (hybrid), which reads an English question
     # against Chinese turns by meaning already.
     reverse_beside_semantic: float = 0.0

@@ -72,12 +72,15 @@ class Concept:
     ``phrases``: the dictionary's alternatives for it, each as its content words ("cache",
     "buffer memory"); ``weak``: words that stand for it only through an alternative the project's
     history does not hold while another one it does (:func:`weigh_senses`) — not searched, and a
-    message holding only them holds the concept only partly (``RANKING.weak_sense``)."""
+    message holding only them holds the concept only partly (``RANKING.weak_sense``). ``more`` (an
+    English word's only): Chinese words it may stand for, past its own entry's first words — its
+    uninflected form's ("friends" → 朋友 as "friend") — searched, and held only partly like ``weak``."""
 
     source: str
     english: tuple[str, ...]
     phrases: tuple[tuple[str, ...], ...] = ()
     weak: tuple[str, ...] = ()
+    more: tuple[str, ...] = ()
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -363,7 +366,8 @@ def _sweep(folder: Path) -> None:
 # make (the English index's constants are in its name too).
 RULES = 2
 REVERSE_SENSES = 2  # of each entry
-REVERSE_KEPT = 16  # Chinese words the index keeps per English word or phrase (simplified and traditional)
+REVERSE_KEPT = 64  # Chinese words the index keeps per English word or phrase (simplified and traditional)
+REVERSE_SURE = 16  # of them the word's sure translations; the rest it may stand for (RANKING.reverse_lemmas)
 REVERSE_PER_WORD = 4  # of them searched: the first the scope's history holds
 _ALL_CJK = re.compile(r"^[\u3400-\u9fff]{1,4}$")
 _SENSE_LEAD = re.compile(r"^(?:to |a |an |the )")
@@ -416,27 +420,35 @@ def reverse_dictionary() -> Mapping[str, str]:
 _INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"))
 
 
-def _lookup(word: str, table: Mapping[str, str]) -> str | None:
-    """``word``'s Chinese words, or its uninflected form's ("painters" → "painter"). Not
-    ``query.stem``: that cuts to a shared prefix for matching ("painters" → "paint"), and a
+def _lookup(word: str, table: Mapping[str, str]) -> tuple[list[str], frozenset[str]] | None:
+    """``word``'s Chinese words best first, and which of them are sure: the first ``REVERSE_SURE``
+    of its own entry or, when it has none, of its uninflected form's ("painters" → "painter"). The
+    others (``RANKING.reverse_lemmas``) are its entry's later words, then every uninflected form's:
+    a plural or a past tense often has an entry of its own that is not the plain word's meaning
+    ("methods" is only 套套, "friends" 三朋四友, "running" 营运), and the history says 方法, 朋友,
+    跑. Not ``query.stem``: that cuts to a shared prefix for matching ("painters" → "paint"), and a
     dictionary is looked up by the word itself ("paint" is 涂料 or 作画, not 画家)."""
-    if (found := table.get(word)) is not None:
-        return found
+    entries = [table[word]] if word in table else []
     for suffix, stem in _INFLECTIONS:
         if (word.endswith(suffix) and len(word) - len(suffix) >= 3
                 and (found := table.get(word[: -len(suffix)] + stem)) is not None):
-            return found
-    return None
+            entries.append(found)
+    if not entries:
+        return None
+    sure = entries[0].split()[:REVERSE_SURE]
+    if not RANKING.reverse_lemmas:
+        return sure, frozenset(sure)
+    return list(dict.fromkeys(w for entry in entries for w in entry.split())), frozenset(sure)
 
 
 def english_concepts(pq: ParsedQuery, held: Callable[[str], bool]) -> tuple[Concept, ...]:
     """An English query's words as the Chinese words the dictionary gives them that ``held`` says
     the scope's history holds — a two-word phrase ("science fiction" → 科幻) before its words.
-    Each :class:`Concept`'s ``source`` is the English word and ``english`` its Chinese words (the
-    field names the other direction's); a word the dictionary knows whose Chinese words the history
-    lacks is a concept without any — part of the question the project does not hold, so its
-    coverage counts it missing; a word it does not know (a name, mostly) is left out. Raises
-    :class:`TranslationUnavailable`."""
+    Each :class:`Concept`'s ``source`` is the English word, ``english`` its sure Chinese words (the
+    field names the other direction's) and ``more`` the others (:func:`_lookup`); a word the
+    dictionary knows whose Chinese words the history lacks is a concept without any — part of the
+    question the project does not hold, so its coverage counts it missing; a word it does not know
+    (a name, mostly) is left out. Raises :class:`TranslationUnavailable`."""
     if pq.cjk or not pq.words or pq.term_count > MAX_TERMS:
         return ()
     table = reverse_dictionary()
@@ -446,9 +458,12 @@ def english_concepts(pq: ParsedQuery, held: Callable[[str], bool]) -> tuple[Conc
             phrase = " ".join(words[i:i + size])
             if len(words[i:i + size]) < size or (found := _lookup(phrase, table)) is None:
                 continue
-            chinese = tuple(w for w in found.split() if held(w))[:REVERSE_PER_WORD]
+            ordered, sure = found
+            chinese = tuple(w for w in ordered if held(w))[:REVERSE_PER_WORD]
             if chinese or size == 1:
-                out.append(Concept(phrase, chinese, tuple((w,) for w in chinese)))
+                strong = tuple(w for w in chinese if w in sure)
+                out.append(Concept(phrase, strong, tuple((w,) for w in strong),
+                                   more=tuple(w for w in chinese if w not in sure)))
                 i += size
                 break
         else:
@@ -458,7 +473,7 @@ def english_concepts(pq: ParsedQuery, held: Callable[[str], bool]) -> tuple[Conc
 
 def chinese_query(pq: ParsedQuery, concepts: Sequence[Concept]) -> ParsedQuery | None:
     """The keyword query for an English query's Chinese words (:func:`english_concepts`)."""
-    pieces = tuple(dict.fromkeys(w for c in concepts for w in c.english))
+    pieces = tuple(dict.fromkeys(w for c in concepts for w in (*c.english, *c.more)))
     return ParsedQuery(text=pq.text, words=(), cjk=pieces) if pieces else None
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from hermes_side.host.deps import OFFLINE_POINTER
-from hermes_side.search import translate
+from hermes_side.search import relevance, translate
 from hermes_side.search.query import parse_query
+from hermes_side.search.settings import RANKING, overridden
 from tests.hermes.world import call_tool
 
 
@@ -99,6 +100,41 @@ def test_english_query_words_become_the_chinese_words_the_history_holds():
     assert [(c.source, c.english) for c in translate.english_concepts(parse_query("kubernetes teacup"), held)] \
         == [("teacup", ())]
     assert translate.english_concepts(parse_query("科幻电影"), held) == ()  # a Chinese query goes the other way
+
+
+def test_an_english_word_stands_for_its_singulars_chinese_words_too_but_only_partly():
+    # CC-CEDICT gives "friends" and "methods" entries of their own (三朋四友, 套套); the history says
+    # 朋友 and 方法, the words of "friend" and "method".
+    held = {"朋友", "方法", "推荐"}.__contains__
+    query = parse_query("Which methods did my friends recommend?")
+
+    concepts = {c.source: c for c in translate.english_concepts(query, held)}
+
+    assert concepts["methods"].more == ("方法",) and concepts["friends"].more == ("朋友",)
+    assert concepts["methods"].english == () and concepts["recommend"].english == ("推荐",)
+    assert set(translate.chinese_query(query, tuple(concepts.values())).cjk) == {"推荐", "方法", "朋友"}  # all searched
+    # held only partly: a message with 方法 alone is no sure answer to "methods"
+    assert relevance.translated_coverage("方法", [("methods",)], [("方法",)]) == RANKING.weak_sense
+    with overridden(reverse_lemmas=False):
+        before = {c.source: c for c in translate.english_concepts(query, held)}
+    assert before["methods"].more == before["friends"].more == () and before["methods"].english == ()
+
+
+def test_an_english_plural_finds_the_chinese_conversation_that_says_the_singular(world, loaded_plugin):
+    a = world.folder("a")
+    world.project("A", a)
+    tips = world.session("朋友推荐了几个学习方法：番茄工作法和费曼学习法，效果都不错。", "听起来很实用！", cwd=a)
+    cafe = world.session("推荐：楼下咖啡店。", cwd=a)
+    current = world.session("hello", cwd=a)
+    question = {"query": "Which methods did my friends recommend?", "mode": "keyword"}
+
+    out = call_tool("project_history_search", question, current)
+    with overridden(reverse_lemmas=False):
+        before = call_tool("project_history_search", question, current)
+
+    assert [r["session_id"] for r in out["results"]] == [tips, cafe], out
+    assert ">>>方法<<<" in out["results"][0]["snippet"] and ">>>朋友" in out["results"][0]["snippet"]  # (朋友推荐)
+    assert [r["session_id"] for r in before["results"]] == [cafe, tips]  # by 推荐 alone
 
 
 def test_an_english_keyword_search_finds_the_chinese_conversation_and_marks_its_words(world, loaded_plugin):
