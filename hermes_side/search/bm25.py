@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..text import without_code
 from .episodes import parts
@@ -64,16 +64,9 @@ class Matcher:
             whole: str | None = None) -> Doc:
         """What ``text`` holds of the query; ``whole``: the message's whole text when ``text`` is only
         what counts for the query (buffered.py) — the length is the message's own."""
-        if whole is not None and whole != text:
-            return replace(self.doc(message_id, session_id, text, timestamp),
-                           length=self.doc(message_id, session_id, whole).length)
         folded = fold(text)
-        # Most history is ASCII: no CJK pass over it (a quarter of the time of a message's count),
-        # and its tokens cut by the ASCII pattern (half the time of the Unicode one).
-        ascii_only = folded.isascii()
-        token = ASCII_TOKEN if ascii_only else TOKEN
-        latin, n_cjk = (folded, 0) if ascii_only else CJK_CHAR.subn(" ", folded)
-        tokens = token.findall(latin)
+        cut = _cut(folded)
+        tokens, n_cjk = cut
         tf: dict[Term, int] = {}
         if self.forms:
             for found in filter(None, map(self.forms.get, tokens)):
@@ -84,11 +77,31 @@ class Matcher:
                 n = folded.count(term.text)
                 if n:
                     tf[term] = n
-        if "```" in folded:  # a pasted code block is not what the prose is about (text.FENCED_CODE)
-            prose = without_code(folded)
-            latin, n_cjk = CJK_CHAR.subn(" ", prose)
-            tokens = token.findall(latin)
-        return Doc(message_id, session_id, tf, max(1, len(tokens) + n_cjk), timestamp)
+        if whole is not None and whole != text:
+            folded = fold(whole)
+            cut = _cut(folded)
+        return Doc(message_id, session_id, tf, _length(folded, cut), timestamp)
+
+
+def _cut(folded: str) -> tuple[list[str], int]:
+    """Folded text's Latin tokens and its count of CJK characters. Most history is ASCII: no CJK pass
+    over it (a quarter of the time of a message's count), and its tokens cut by the ASCII pattern
+    (half the time of the Unicode one)."""
+    if folded.isascii():
+        return ASCII_TOKEN.findall(folded), 0
+    latin, n_cjk = CJK_CHAR.subn(" ", folded)
+    return TOKEN.findall(latin), n_cjk
+
+
+def _length(folded: str, cut: tuple[list[str], int]) -> int:
+    """A message's length in BM25's terms (``cut``: :func:`_cut` of ``folded``): its tokens and CJK
+    characters, a pasted code block's not — it is not what the prose is about (text.FENCED_CODE)."""
+    tokens, n_cjk = cut
+    if "```" in folded:
+        prose = without_code(folded)
+        latin, n_cjk = CJK_CHAR.subn(" ", prose)
+        tokens = (ASCII_TOKEN if folded.isascii() else TOKEN).findall(latin)
+    return max(1, len(tokens) + n_cjk)
 
 
 def bm25(doc: Doc, idf: dict[Term, float]) -> float:
