@@ -67,16 +67,32 @@ VARIANTS: dict[str, tuple[str, list[str]]] = {
                             ["named_time_leads=false"]),
     "held_then_found_only": ("only conversations a search found are held then (none by the day alone)",
                              ["held_then_unfound=false"]),
+    "conversation_is_session": ("a conversation is a session lineage (no cut at an hour's pause)",
+                                ["conversation_pause=0"]),
+    "buffer_every_turn": ("every turn counts every buffered line of the group it holds", ["buffer_once=false"]),
+    "translated_list_off": ("a Chinese question searched as asked only (no translated list)",
+                            ["translated_list=false"]),
+    "reverse_translation_off": ("an English question over Chinese history searched as typed only",
+                                ["reverse_translation=false"]),
+    "reverse_sure_only": ("an English word's own entry's first sixteen Chinese words only",
+                          ["reverse_lemmas=false"]),
+    "named_time_labels_first": ("in a small project, rows by their labels before the named time's conversations",
+                                ["named_time_over_labels=false"]),
 }
 # act only on a question with Chinese words: the sets asked in English are identical by construction
-CHINESE_ONLY = {"piece_alpha_0", "senses_1", "weigh_senses_off", "translated_adds_off", "weak_sense_1"}
-ENGLISH_SETS = {"en", "rev", "friends", "friends_shared", "mben", "agent"}
+CHINESE_ONLY = {"piece_alpha_0", "senses_1", "weigh_senses_off", "translated_adds_off", "weak_sense_1",
+                "translated_list_off"}
+# act only on an English question (over history holding Chinese): the sets asked in Chinese likewise
+ENGLISH_ONLY = {"reverse_translation_off", "reverse_sure_only"}
+ENGLISH_SETS = {"en", "rev", "revpool", "revmix", "friends", "friends_shared", "friends_long", "mben",
+                "mben_long", "mbrev", "agent"}
 
 
 def suites_for(name: str, suites: list[str]) -> list[str]:
-    """The sets a variant can move; none (not even ``wrong``) when only English sets were asked for
-    a Chinese-only variant — ``wrong`` alone would ask LoCoMo's sets instead."""
-    left = [s for s in suites if not (name in CHINESE_ONLY and s in ENGLISH_SETS)]
+    """The sets a variant can move; none (not even ``wrong``) when only sets of the other language
+    were asked for — ``wrong`` alone would ask LoCoMo's sets instead."""
+    left = [s for s in suites if not (name in CHINESE_ONLY and s in ENGLISH_SETS)
+            and not (name in ENGLISH_ONLY and s not in ENGLISH_SETS | {"wrong"})]
     return left if set(left) - {"wrong"} else []
 
 

@@ -133,9 +133,13 @@ def group_by_conversation(hits: Iterable[Mapping[str, Any]], conversation: Conve
         ranked = [root for root, _ in fused if root in best]
     else:
         ranked = list(best)
-    if first:
+    # The named time's conversations lead before labels do: in a small project "what did we talk
+    # about on April 29th?" showed that day's conversation under other days' rows that held "talk".
+    lead = [shown[root] for root in ranked if root in first] if RANKING.named_time_over_labels else []
+    if first and not lead:
         ranked = [root for root in ranked if root in first] + [root for root in ranked if root not in first]
-    return by_level([shown[root] for root in ranked], labels_lead)[:limit]
+    rest = [shown[root] for root in ranked if not lead or root not in first]
+    return [*by_level(lead, labels_lead), *by_level(rest, labels_lead)][:limit]
 
 
 def with_conversation_words(hits: Sequence[Mapping[str, Any]], conversation: Conversation,

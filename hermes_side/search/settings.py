@@ -182,6 +182,9 @@ class Ranking:
     # keyword mbcn 8 / 0, mben 5 / 0, rev 5 / 0; no set lost. Off: the time's conversations are one
     # list of the fusion (weight 1), as before.
     named_time_leads: bool = True
+    # ...in a small project too, where labels lead the order (``level_order``): the time's
+    # conversations are shown first, each part in the order of its levels. Off: labels first.
+    named_time_over_labels: bool = True
     # A conversation held in the time a question names joins the ranking even when none of its turns
     # holds the question's words or meaning ("What did we talk about on April 27th?" asks for that
     # day's conversation, whatever was said): shown by its first turn held then, ``score_source``

@@ -14,6 +14,7 @@ from hermes_side.api.app import create_app
 from hermes_side.embedding import build_index, load_settings
 from hermes_side.embedding.vectors import drop_indexes
 from hermes_side.search.results import format_when
+from hermes_side.search.settings import overridden
 from hermes_side.stores import bindings
 
 KEY = "chat-ranking-key-0123456789"
@@ -208,6 +209,43 @@ def test_a_row_the_day_alone_brought_never_makes_the_related_row_under_it_weak(d
     assert [row["score_source"] for row in rows[:2]] == ["date", "keyword"], rows
     assert "恐龙化石" in rows[1]["snippet"].replace(">>>", "").replace("<<<", "")
     assert rows[1]["relevance"]["level"] != "low", rows[1]
+
+
+SMALL_DAYS = {  # a new direct chat: three evenings, six turns — a project where labels lead the order
+    (4, 28): ("我们聊聊天吧，随便聊什么话题都行", "好呀，你想聊什么话题？"),
+    (4, 29): ("今天去了一家新开的西餐厅", "听起来不错，好吃吗？"),
+    (4, 30): ("今天想和你聊聊旅行的话题", "好的，你想去哪里？"),
+}
+
+
+@pytest.fixture
+def small_chat(world, loaded_plugin):
+    gamma = world.folder("gamma")
+    bindings.set_binding(world.home, DIRECT, world.project("Gamma", gamma))
+    for n, ((month, day), (user, bot)) in enumerate(SMALL_DAYS.items()):
+        world.session(("user", user), ("assistant", bot), source="api_server",
+                      sid=f"hermes-onebotv11+private+555-g{n}", cwd=gamma,
+                      ts=datetime(2023, month, day, 12, tzinfo=UTC).timestamp())
+    return TestClient(create_app(world.home, KEY))
+
+
+def test_in_a_small_chat_the_day_named_comes_before_the_rows_its_words_found(small_chat):
+    """"在4月29日我们聊了哪些话题？" in a chat of six turns, where rows stand in the order of their labels
+    (settings.level_order): 4月29日's evening says nothing of 聊 or 话题, and the evenings that do were
+    labelled above it and shown first — the day the user named came last. It comes first, as in a
+    bigger chat (settings.named_time_over_labels), and the rows under it keep their own labels."""
+    def ask() -> list[dict]:
+        r = small_chat.post("/search", json={"query": "在4月29日我们聊了哪些话题？", "chat": DIRECT, "mode": "keyword",
+                                             "limit": 5}, headers=AUTH)
+        assert r.status_code == 200, r.text
+        return r.json()["results"]
+
+    rows = ask()
+    assert [row["when"][:10] for row in rows] == ["2023-04-29", "2023-04-28", "2023-04-30"], rows
+    assert "西餐厅" in rows[0]["snippet"] and rows[0]["score_source"] == "date", rows[0]
+    assert all(row["relevance"]["level"] != "low" for row in rows[1:]), rows
+    with overridden(named_time_over_labels=False):  # before: labels first, the named day last
+        assert [row["when"][:10] for row in ask()][-1] == "2023-04-29"
 
 
 @pytest.mark.parametrize("query", ["恐龙化石展", "5月2日的恐龙化石展", "what happened on May 2nd?"])
