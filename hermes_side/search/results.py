@@ -120,7 +120,9 @@ def group_by_conversation(hits: Iterable[Mapping[str, Any]], conversation: Conve
     then by the level of the hit shown, before ``limit`` cuts — a high row the fusion placed sixth
     comes before a low one it placed first — each conversation shown by its best-labelled hit.
     ``first``: conversations that lead the ranking, in its order (held on the day the question
-    names). Only conversations with a hit are shown; ``lists`` name them as ``conversation`` does."""
+    names), labels or not: in a small project "what did we talk about on April 29th?" showed that
+    evening under other evenings' rows that said "talk" (``RANKING.named_time_over_labels``). Only
+    conversations with a hit are shown; ``lists`` name them as ``conversation`` does."""
     hits = list(hits)
     key = keyed(conversation)
     best = conversation_order(hits, key)
@@ -133,13 +135,11 @@ def group_by_conversation(hits: Iterable[Mapping[str, Any]], conversation: Conve
         ranked = [root for root, _ in fused if root in best]
     else:
         ranked = list(best)
-    # The named time's conversations lead before labels do: in a small project "what did we talk
-    # about on April 29th?" showed that day's conversation under other days' rows that held "talk".
-    lead = [shown[root] for root in ranked if root in first] if RANKING.named_time_over_labels else []
-    if first and not lead:
-        ranked = [root for root in ranked if root in first] + [root for root in ranked if root not in first]
-    rest = [shown[root] for root in ranked if not lead or root not in first]
-    return [*by_level(lead, labels_lead), *by_level(rest, labels_lead)][:limit]
+    led = [shown[root] for root in ranked if root in first]
+    rest = [shown[root] for root in ranked if root not in first]
+    if RANKING.named_time_over_labels:  # the named time leads before labels do, in a small project too
+        return [*by_level(led, labels_lead), *by_level(rest, labels_lead)][:limit]
+    return by_level([*led, *rest], labels_lead)[:limit]
 
 
 def with_conversation_words(hits: Sequence[Mapping[str, Any]], conversation: Conversation,
