@@ -51,7 +51,7 @@ class Translation:
     @cached_property
     def english(self) -> tuple[str, ...]:
         """Every translation searched (a snippet marks them)."""
-        return tuple(dict.fromkeys(w for c in self.concepts for w in (*c.english, *c.more)))
+        return tuple(dict.fromkeys(w for c in self.concepts for w in c.searched))
 
     @cached_property
     def forms(self) -> tuple[tuple[str, ...], ...]:

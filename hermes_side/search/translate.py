@@ -86,6 +86,11 @@ class Concept:
     def forms(self) -> tuple[str, ...]:
         return (self.source, *self.english)
 
+    @property
+    def searched(self) -> tuple[str, ...]:
+        """The translations searched, and marked in a snippet: the sure ones, then ``more``."""
+        return (*self.english, *self.more)
+
 
 class TranslationUnavailable(RuntimeError):
     """The dictionary's package is not installed; the message names it and the fix."""
@@ -473,7 +478,7 @@ def english_concepts(pq: ParsedQuery, held: Callable[[str], bool]) -> tuple[Conc
 
 def chinese_query(pq: ParsedQuery, concepts: Sequence[Concept]) -> ParsedQuery | None:
     """The keyword query for an English query's Chinese words (:func:`english_concepts`)."""
-    pieces = tuple(dict.fromkeys(w for c in concepts for w in (*c.english, *c.more)))
+    pieces = tuple(dict.fromkeys(w for c in concepts for w in c.searched))
     return ParsedQuery(text=pq.text, words=(), cjk=pieces) if pieces else None
 
 
